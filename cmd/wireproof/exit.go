@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"strings"
+)
+
+// Exit codes, as DESIGN.md gives them. Every verb returns an error and this file
+// alone maps errors to codes.
+const (
+	exitOK          = 0
+	exitCheckFailed = 1
+	exitUsage       = 2
+	exitUnreadable  = 3
+	exitInterrupted = 130
+)
+
+// usageError is a bad flag, argument or flag value.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// unreadableError is a bundle that cannot be read (missing, not zstd, corrupt).
+type unreadableError struct{ err error }
+
+func (e unreadableError) Error() string { return e.err.Error() }
+func (e unreadableError) Unwrap() error { return e.err }
+
+// checkFailedError means the command ran but a check failed. Its message has
+// already been printed as part of the command's output.
+type checkFailedError struct{ msg string }
+
+func (e checkFailedError) Error() string { return e.msg }
+
+// interruptedError means the command stopped on SIGINT or SIGTERM.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string { return "interrupted" }
+func (e interruptedError) Unwrap() error { return e.err }
+
+// exitStatusError passes a child's exit status through (record -- CMD).
+type exitStatusError struct{ code int }
+
+func (e exitStatusError) Error() string { return "command exited with a non-zero status" }
+
+func exitCode(err error, interrupted bool) int {
+	if err == nil {
+		return exitOK
+	}
+	var (
+		usage  usageError
+		unread unreadableError
+		failed checkFailedError
+		intr   interruptedError
+		status exitStatusError
+	)
+	switch {
+	case errors.As(err, &intr):
+		return exitInterrupted
+	case errors.As(err, &status):
+		return status.code
+	case errors.As(err, &usage), isCobraUsage(err):
+		return exitUsage
+	case errors.As(err, &unread):
+		return exitUnreadable
+	case errors.As(err, &failed):
+		return exitCheckFailed
+	case interrupted:
+		return exitInterrupted
+	}
+	return exitCheckFailed
+}
+
+// isSilent reports errors whose message the command printed already.
+func isSilent(err error) bool {
+	var failed checkFailedError
+	var status exitStatusError
+	return errors.As(err, &failed) || errors.As(err, &status)
+}
+
+// isCobraUsage recognises cobra's own argument errors, which are not typed.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

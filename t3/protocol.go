@@ -1,0 +1,39 @@
+// Package t3 is the contract of the T3 Code orchestration protocol as wireproof
+// uses it: constants, typed views of projections and stream items, the Effect RPC
+// message codec and a small HTTP and RPC client. See docs/PROTOCOL.md.
+package t3
+
+// Protocol constants of orchestration protocol version 2.
+const (
+	ProtocolVersion     = 2
+	ProtocolHeader      = "x-t3-orchestration-protocol"
+	ProtocolQueryParam  = "orchestrationProtocol"
+	TicketQueryParam    = "wsTicket"
+	ReadyLogLine        = "startup phase: complete"
+	BootstrapTokenType  = "urn:t3:params:oauth:token-type:environment-bootstrap"
+	TokenExchangeGrant  = "urn:ietf:params:oauth:grant-type:token-exchange"
+	AccessTokenType     = "urn:ietf:params:oauth:token-type:access_token"
+	MethodLaunchThread  = "orchestration.launchThread"
+	MethodSubscribe     = "orchestration.subscribeThread"
+	MethodGetProjection = "orchestration.getThreadProjection"
+	PathToken           = "/oauth/token"
+	PathProjectsMutate  = "/api/projects/mutate"
+	PathWebSocketTicket = "/api/auth/websocket-ticket"
+	PathThreadsPrefix   = "/api/orchestration/threads/"
+	PathWebSocket       = "/ws"
+)
+
+// Bootstrap is the JSON object a server reads from its bootstrap file descriptor.
+type Bootstrap struct {
+	Mode                  string `json:"mode"`
+	NoBrowser             bool   `json:"noBrowser"`
+	Port                  int    `json:"port"`
+	T3Home                string `json:"t3Home"`
+	Host                  string `json:"host"`
+	DesktopBootstrapToken string `json:"desktopBootstrapToken"`
+	TailscaleServeEnabled bool   `json:"tailscaleServeEnabled"`
+	TailscaleServePort    int    `json:"tailscaleServePort"`
+	// Fault is understood by wireproof's fixture server only: it selects a fault
+	// mode, as the --fault flag does.
+	Fault string `json:"fault,omitempty"`
+}
