@@ -43,3 +43,8 @@ type RunInfo struct {
 	Model     string `json:"model,omitempty"`
 	FailGate  bool   `json:"failGate,omitempty"`
 }
+
+// MarkDriverError: the driver could not go on (the RPC stream ended or failed
+// before the run finished). Body: {"error":"..."}. The run fails with
+// assert.CheckStreamDelivered, decided at this mark.
+const MarkDriverError = "driver-error"
