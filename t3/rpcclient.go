@@ -1,0 +1,603 @@
+package t3
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// RPCOptions configures an Effect RPC socket. A nil *RPCOptions means defaults.
+type RPCOptions struct {
+	// PingInterval is how often the client sends {"_tag":"Ping"}; 0 means 5s as
+	// Effect v4 does, a negative value disables pings. A connection that answers
+	// no Pong for two intervals is closed.
+	PingInterval time.Duration
+	// StringIDs sends request ids as decimal strings, as Effect before
+	// 4.0.0-beta.96 does, instead of numbers.
+	StringIDs bool
+	// Serialization is "json" (the default: one message per frame) or "ndjson"
+	// (every message ends with a newline, frames may hold several).
+	Serialization string
+}
+
+// ReadLimit is the largest WebSocket message the client accepts.
+const ReadLimit = 64 << 20
+
+// DialRPC opens the Effect RPC socket with a WebSocket ticket.
+func (c *Client) DialRPC(ctx context.Context, ticket string, opts *RPCOptions) (*RPCClient, error) {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("t3: base URL %q: %w", c.BaseURL, err)
+	}
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	case "ws", "wss":
+	default:
+		return nil, fmt.Errorf("t3: base URL %q: scheme must be http or https", c.BaseURL)
+	}
+	u.Path = PathWebSocket
+	u.RawQuery = ProtocolQueryParam + "=" + strconv.Itoa(ProtocolVersion) + "&" + TicketQueryParam + "=" + url.QueryEscape(ticket)
+	return DialRPCURL(ctx, u.String(), c.HTTP, opts)
+}
+
+// DialRPCURL opens an Effect RPC socket at a full ws:// URL; hc may be nil.
+func DialRPCURL(ctx context.Context, wsURL string, hc *http.Client, opts *RPCOptions) (*RPCClient, error) {
+	o := RPCOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.PingInterval == 0 {
+		o.PingInterval = 5 * time.Second
+	}
+	switch o.Serialization {
+	case "":
+		o.Serialization = "json"
+	case "json", "ndjson":
+	default:
+		return nil, fmt.Errorf("t3: unknown RPC serialization %q (want json or ndjson)", o.Serialization)
+	}
+	conn, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{
+		HTTPClient: hc,
+		// Effect's clients offer permessage-deflate; T3 declines it.
+		CompressionMode: websocket.CompressionNoContextTakeover,
+	})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			he := &HTTPError{Method: http.MethodGet, Path: PathWebSocket, Status: resp.StatusCode}
+			if resp.Body != nil {
+				he.Body, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+				var tagged struct{ Code, Reason string }
+				if json.Unmarshal(he.Body, &tagged) == nil {
+					he.Code, he.Reason = tagged.Code, tagged.Reason
+				}
+			}
+			return nil, he
+		}
+		return nil, fmt.Errorf("t3: dialing %s: %w", PathWebSocket, err)
+	}
+	conn.SetReadLimit(ReadLimit)
+	return newRPCClient(conn, o), nil
+}
+
+// RPCClient is one Effect RPC socket. Calls and streams may be made from any
+// number of goroutines; one reader goroutine dispatches answers by request id.
+type RPCClient struct {
+	conn *websocket.Conn
+	opts RPCOptions
+
+	ctx    context.Context // cancelled when the connection ends
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	nextID  uint64
+	pending map[string]*pendingCall
+	err     error // why the connection ended
+	defect  json.RawMessage
+	pong    chan struct{}
+}
+
+// pendingCall is one request awaiting its Exit. Streams queue their chunks.
+type pendingCall struct {
+	method string
+	id     RequestID
+	stream bool
+
+	mu     sync.Mutex
+	queue  []json.RawMessage // values not yet handed out
+	acks   []int             // values left in each queued chunk (to ack when consumed)
+	exit   *Exit
+	err    error
+	notify chan struct{} // capacity 1: something changed
+}
+
+func (p *pendingCall) signal() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+func newRPCClient(conn *websocket.Conn, o RPCOptions) *RPCClient {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &RPCClient{conn: conn, opts: o, ctx: ctx, cancel: cancel, pending: map[string]*pendingCall{}, pong: make(chan struct{}, 1)}
+	r.wg.Add(1)
+	go r.readLoop()
+	if o.PingInterval > 0 {
+		r.wg.Add(1)
+		go r.pingLoop()
+	}
+	return r
+}
+
+// ConnectionError says why an RPC socket ended: closed by Close, by the peer
+// (with its close code), or failed.
+type ConnectionError struct {
+	Code   websocket.StatusCode // -1 when no close frame was received
+	Reason string
+	Err    error
+}
+
+func (e *ConnectionError) Error() string {
+	if e.Code >= 0 {
+		return fmt.Sprintf("t3: rpc connection closed: %d %s", e.Code, e.Reason)
+	}
+	return fmt.Sprintf("t3: rpc connection ended: %v", e.Err)
+}
+func (e *ConnectionError) Unwrap() error { return e.Err }
+
+// ErrClientClosed is the cause of a ConnectionError after RPCClient.Close.
+var ErrClientClosed = errors.New("t3: rpc client closed")
+
+// RPCError is a failed call: a Failure Exit (Causes decoded from the flat v4
+// cause, Exit kept as sent) or a connection-wide Defect frame.
+type RPCError struct {
+	Method string
+	Exit   *Exit
+	Causes []CauseItem
+	Defect json.RawMessage // set for a Defect frame
+}
+
+func (e *RPCError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "t3: %s failed", e.Method)
+	if len(e.Defect) > 0 {
+		fmt.Fprintf(&b, ": defect %s", describeJSON(e.Defect))
+		return b.String()
+	}
+	for i, c := range e.Causes {
+		sep := ": "
+		if i > 0 {
+			sep = "; "
+		}
+		b.WriteString(sep)
+		switch c.Tag {
+		case CauseFail:
+			var tagged struct {
+				Tag     string `json:"_tag"`
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(c.Error, &tagged) == nil && tagged.Tag != "" {
+				fmt.Fprintf(&b, "%s", tagged.Tag)
+				if tagged.Message != "" {
+					fmt.Fprintf(&b, " %s", tagged.Message)
+				}
+			} else {
+				fmt.Fprintf(&b, "Fail %s", describeJSON(c.Error))
+			}
+		case CauseDie:
+			fmt.Fprintf(&b, "Die %s", describeJSON(c.Defect))
+		case CauseInterrupt:
+			fmt.Fprintf(&b, "Interrupt (fiber %s)", c.FiberID)
+		default:
+			fmt.Fprintf(&b, "%s", c.Tag)
+		}
+	}
+	if len(e.Causes) == 0 && e.Exit != nil {
+		fmt.Fprintf(&b, ": cause %s", describeJSON(e.Exit.Cause))
+	}
+	return b.String()
+}
+
+// Interrupted reports whether the failure holds an Interrupt cause.
+func (e *RPCError) Interrupted() bool {
+	for _, c := range e.Causes {
+		if c.Tag == CauseInterrupt {
+			return true
+		}
+	}
+	return false
+}
+
+// describeJSON renders a defect or error compactly: a JSON string as its text,
+// a {"name","message"} object as "name: message", anything else as JSON.
+func describeJSON(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var nm struct{ Name, Message string }
+	if json.Unmarshal(raw, &nm) == nil && (nm.Name != "" || nm.Message != "") {
+		return strings.TrimPrefix(nm.Name+": "+nm.Message, ": ")
+	}
+	return string(raw)
+}
+
+func newExitError(method string, exit *Exit) *RPCError {
+	e := &RPCError{Method: method, Exit: exit}
+	_ = json.Unmarshal(exit.Cause, &e.Causes) // a v3 tree does not decode as a list; Exit keeps it
+	return e
+}
+
+// Call sends one request and waits for its Exit. On success the value is
+// decoded into result unless result is nil. A failure is an *RPCError; a
+// connection that ends first gives a *ConnectionError.
+func (r *RPCClient) Call(ctx context.Context, method string, payload any, result any) error {
+	p, err := r.send(ctx, method, payload, false)
+	if err != nil {
+		return err
+	}
+	for {
+		p.mu.Lock()
+		exit, perr := p.exit, p.err
+		p.queue, p.acks = nil, nil // a Call has no stream values
+		p.mu.Unlock()
+		if perr != nil {
+			return perr
+		}
+		if exit != nil {
+			if exit.Tag != ExitSuccess {
+				return newExitError(method, exit)
+			}
+			if result != nil {
+				if err := json.Unmarshal(exit.Value, result); err != nil {
+					return fmt.Errorf("t3: %s: decoding result: %w", method, err)
+				}
+			}
+			return nil
+		}
+		select {
+		case <-p.notify:
+		case <-ctx.Done():
+			r.forget(p)
+			_ = r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: p.id})
+			return ctx.Err()
+		}
+	}
+}
+
+// RPCStream is one streaming call. Next and Close must not be called
+// concurrently with each other.
+type RPCStream struct {
+	r      *RPCClient
+	p      *pendingCall
+	closed bool
+}
+
+// Stream starts a streaming call. Values arrive through Next.
+func (r *RPCClient) Stream(ctx context.Context, method string, payload any) (*RPCStream, error) {
+	p, err := r.send(ctx, method, payload, true)
+	if err != nil {
+		return nil, err
+	}
+	return &RPCStream{r: r, p: p}, nil
+}
+
+// Next returns the next stream value, io.EOF after the stream's Success end,
+// an *RPCError for a Failure end and a *ConnectionError if the socket ended.
+// The Ack of a Chunk is sent when its last value is handed out: the server
+// sends nothing more on this stream before that.
+func (s *RPCStream) Next(ctx context.Context) (json.RawMessage, error) {
+	p := s.p
+	for {
+		p.mu.Lock()
+		if len(p.queue) > 0 {
+			v := p.queue[0]
+			p.queue = p.queue[1:]
+			p.acks[0]--
+			ack := p.acks[0] == 0
+			if ack {
+				p.acks = p.acks[1:]
+			}
+			p.mu.Unlock()
+			if ack {
+				if err := s.r.write(ctx, RPCMessage{Tag: TagAck, RequestID: p.id}); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
+		}
+		exit, perr := p.exit, p.err
+		p.mu.Unlock()
+		if perr != nil {
+			return nil, perr
+		}
+		if exit != nil {
+			s.closed = true
+			if exit.Tag == ExitSuccess {
+				return nil, io.EOF
+			}
+			return nil, newExitError(p.method, exit)
+		}
+		select {
+		case <-p.notify:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Close ends the stream: if its Exit has not arrived it sends Interrupt (the
+// server answers an Exit with an Interrupt cause, which is dropped).
+func (s *RPCStream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.p.mu.Lock()
+	done := s.p.exit != nil || s.p.err != nil
+	s.p.mu.Unlock()
+	if done {
+		return nil
+	}
+	s.r.forget(s.p)
+	if s.r.Err() != nil {
+		return nil
+	}
+	return s.r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: s.p.id})
+}
+
+// Close closes the socket and waits for the client's goroutines; pending calls
+// fail with a *ConnectionError wrapping ErrClientClosed.
+func (r *RPCClient) Close() error {
+	r.fail(&ConnectionError{Code: -1, Err: ErrClientClosed})
+	// The close handshake's own errors (the peer went first, the socket is
+	// gone) say nothing the caller can act on; Err keeps the reason.
+	_ = r.conn.Close(websocket.StatusNormalClosure, "")
+	r.cancel()
+	r.wg.Wait()
+	return nil
+}
+
+// Err reports why the connection ended; nil while it is open.
+func (r *RPCClient) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// LastDefect is the payload of the last Defect frame received, if any.
+func (r *RPCClient) LastDefect() json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.defect
+}
+
+func (r *RPCClient) send(ctx context.Context, method string, payload any, stream bool) (*pendingCall, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("t3: %s: encoding payload: %w", method, err)
+	}
+	r.mu.Lock()
+	if r.err != nil {
+		err := r.err
+		r.mu.Unlock()
+		return nil, err
+	}
+	n := r.nextID
+	r.nextID++
+	id := NumberID(n)
+	if r.opts.StringIDs {
+		id = StringID(n)
+	}
+	p := &pendingCall{method: method, id: id, stream: stream, notify: make(chan struct{}, 1)}
+	r.pending[id.Key()] = p
+	r.mu.Unlock()
+	if err := r.write(ctx, RPCMessage{Tag: TagRequest, ID: id, Method: method, Payload: raw}); err != nil {
+		r.forget(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (r *RPCClient) forget(p *pendingCall) {
+	r.mu.Lock()
+	if r.pending[p.id.Key()] == p {
+		delete(r.pending, p.id.Key())
+	}
+	r.mu.Unlock()
+}
+
+func (r *RPCClient) write(ctx context.Context, m RPCMessage) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if r.opts.Serialization == "ndjson" {
+		b = append(b, '\n')
+	}
+	if err := r.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		if cerr := r.Err(); cerr != nil {
+			return cerr
+		}
+		return &ConnectionError{Code: -1, Err: err}
+	}
+	return nil
+}
+
+// fail ends the connection with err (the first reason wins) and fails every
+// pending call with it.
+func (r *RPCClient) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	err = r.err
+	pending := r.pending
+	r.pending = map[string]*pendingCall{}
+	r.mu.Unlock()
+	for _, p := range pending {
+		p.mu.Lock()
+		if p.err == nil && p.exit == nil {
+			p.err = err
+		}
+		p.mu.Unlock()
+		p.signal()
+	}
+}
+
+func (r *RPCClient) readLoop() {
+	defer r.wg.Done()
+	defer r.cancel()
+	var partial []byte // ndjson: an unfinished line
+	for {
+		_, data, err := r.conn.Read(r.ctx)
+		if err != nil {
+			ce := &ConnectionError{Code: websocket.CloseStatus(err), Err: err}
+			var cl websocket.CloseError
+			if errors.As(err, &cl) {
+				ce.Reason = cl.Reason
+			}
+			r.fail(ce)
+			return
+		}
+		if r.opts.Serialization == "ndjson" {
+			partial = append(partial, data...)
+			for {
+				i := bytes.IndexByte(partial, '\n')
+				if i < 0 {
+					break
+				}
+				line := partial[:i]
+				partial = partial[i+1:]
+				if len(bytes.TrimSpace(line)) > 0 {
+					r.dispatchFrame(line)
+				}
+			}
+			if len(partial) > 16<<20 {
+				r.fail(&ConnectionError{Code: -1, Err: errors.New("ndjson line longer than 16 MiB")})
+				_ = r.conn.CloseNow()
+				return
+			}
+			continue
+		}
+		r.dispatchFrame(data)
+	}
+}
+
+// dispatchFrame handles one frame: a message or (Effect v4) an array of them.
+func (r *RPCClient) dispatchFrame(data []byte) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var msgs []RPCMessage
+		if json.Unmarshal(trimmed, &msgs) == nil {
+			for i := range msgs {
+				r.dispatch(&msgs[i])
+			}
+		}
+		return
+	}
+	var m RPCMessage
+	if json.Unmarshal(trimmed, &m) != nil {
+		return // not a message: nothing to route it to
+	}
+	r.dispatch(&m)
+}
+
+func (r *RPCClient) dispatch(m *RPCMessage) {
+	switch m.Tag {
+	case TagPong:
+		select {
+		case r.pong <- struct{}{}:
+		default:
+		}
+	case TagDefect:
+		r.mu.Lock()
+		r.defect = m.Defect
+		pending := r.pending
+		r.pending = map[string]*pendingCall{}
+		r.mu.Unlock()
+		for _, p := range pending {
+			p.mu.Lock()
+			if p.err == nil && p.exit == nil {
+				p.err = &RPCError{Method: p.method, Defect: m.Defect}
+			}
+			p.mu.Unlock()
+			p.signal()
+		}
+	case TagChunk, TagExit:
+		key := m.RequestID.Key()
+		r.mu.Lock()
+		p := r.pending[key]
+		if m.Tag == TagExit {
+			delete(r.pending, key)
+		}
+		r.mu.Unlock()
+		if p == nil {
+			return // interrupted or unknown: nobody waits for it
+		}
+		p.mu.Lock()
+		if m.Tag == TagExit {
+			if m.Exit == nil {
+				m.Exit = &Exit{Tag: ExitFailure, Cause: json.RawMessage(`[{"_tag":"Die","defect":"Exit without exit"}]`)}
+			}
+			p.exit = m.Exit
+		} else {
+			var vals []json.RawMessage
+			_ = json.Unmarshal(m.Values, &vals)
+			if p.stream && len(vals) > 0 {
+				p.queue = append(p.queue, vals...)
+				p.acks = append(p.acks, len(vals))
+			} else {
+				// An empty chunk or a chunk on a non-stream call: ack at once so
+				// the server is not stalled.
+				r.wg.Add(1)
+				go func(id RequestID) {
+					defer r.wg.Done()
+					_ = r.write(r.ctx, RPCMessage{Tag: TagAck, RequestID: id})
+				}(p.id)
+			}
+		}
+		p.mu.Unlock()
+		p.signal()
+	}
+}
+
+func (r *RPCClient) pingLoop() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.opts.PingInterval)
+	defer t.Stop()
+	outstanding := 0
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-r.pong:
+			outstanding = 0
+		case <-t.C:
+			if outstanding >= 2 {
+				r.fail(&ConnectionError{Code: -1, Err: errors.New("no Pong for two ping intervals")})
+				_ = r.conn.CloseNow()
+				return
+			}
+			outstanding++
+			if err := r.write(r.ctx, RPCMessage{Tag: TagPing}); err != nil {
+				return
+			}
+		}
+	}
+}
