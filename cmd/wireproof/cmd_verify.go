@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/verify"
+)
+
+type verifyOptions struct {
+	serverCmd string
+	scenario  string
+	repeat    int
+	timeout   float64
+	provider  string
+	model     string
+	failGate  bool
+	fault     string
+	out       string
+	iteration int
+}
+
+var verifyOpts verifyOptions
+
+var cmdVerify = &cobra.Command{
+	Use:   "verify",
+	Short: "Run the background-delivery scenarios live, recorded and judged",
+	Long: `verify runs the background-delivery scenarios of a T3-compatible orchestration
+server (idle, active, native, nested) and the restart durability check, with all
+traffic going through the recorder. Each run writes a bundle (<scenario>-<n>.zst)
+and its verdict (<scenario>-<n>.verdict.json) into the output directory; a suite
+(--scenario all, or --repeat > 1) also writes results.json.
+
+Without --server-cmd it runs the embedded fixture server, so it needs no provider
+credentials. --server-cmd is split on spaces; "start --bootstrap-fd 3
+--log-level debug" is appended to it.`,
+	Example: `  wireproof verify
+  wireproof verify --scenario nested --out ./evidence
+  wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runVerify(cmd.Context(), verifyOpts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	},
+}
+
+func init() {
+	f := cmdVerify.Flags()
+	f.StringVar(&verifyOpts.serverCmd, "server-cmd", "", "the server's command line (default: the embedded fixture server)")
+	f.StringVar(&verifyOpts.scenario, "scenario", "all", "all, idle, active, native or nested")
+	f.IntVar(&verifyOpts.repeat, "repeat", 1, "run the scenarios this many times")
+	f.Float64Var(&verifyOpts.timeout, "timeout", verify.DefaultTimeout.Seconds(), "seconds a run may take")
+	f.StringVar(&verifyOpts.provider, "provider", verify.DefaultProvider, "provider instance id")
+	f.StringVar(&verifyOpts.model, "model", verify.DefaultModel, "model name")
+	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
+	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
+	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory (default: a new directory under the system temp dir)")
+	f.IntVar(&verifyOpts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
+	f.MarkHidden("iteration")
+	cmdRoot.AddCommand(cmdVerify)
+}
+
+func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
+	if o.timeout <= 0 {
+		return usageError{fmt.Errorf("invalid --timeout %v: want positive seconds", o.timeout)}
+	}
+	if o.repeat < 1 {
+		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
+	}
+	opts := verify.Options{
+		ServerCmd: strings.Fields(o.serverCmd),
+		Scenario:  o.scenario,
+		Repeat:    o.repeat,
+		Timeout:   time.Duration(o.timeout * float64(time.Second)),
+		Provider:  o.provider,
+		Model:     o.model,
+		FailGate:  o.failGate,
+		Fault:     o.fault,
+		OutDir:    o.out,
+		Iteration: o.iteration,
+		Stdout:    stdout,
+	}
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		opts.Status = stderr
+	}
+	if strings.TrimSpace(o.serverCmd) == "" && o.serverCmd != "" {
+		return usageError{errors.New("invalid --server-cmd: empty command")}
+	}
+	verify.ToolVersion = "wireproof " + version
+	if opts.Suite() {
+		res, err := verify.RunSuite(ctx, opts)
+		if err != nil {
+			return verifyError(err)
+		}
+		fmt.Fprintf(stdout, "Results: %s\n", res.Results)
+		for _, e := range res.Entries {
+			line := fmt.Sprintf("%-11s %d %-7s %s", strings.ToUpper(e.Status), e.Iteration, e.Scenario, e.Bundle)
+			if e.Check != "" {
+				line += "  " + e.Check
+			}
+			fmt.Fprintln(stdout, line)
+		}
+		switch {
+		case res.Interrupted:
+			return interruptedError{ctx.Err()}
+		case res.Failed():
+			return checkFailedError{"a verification run failed"}
+		}
+		return nil
+	}
+	res, err := verify.Run(ctx, opts)
+	if err != nil {
+		return verifyError(err)
+	}
+	v := res.Verdict
+	if v.Status == "passed" {
+		fmt.Fprintf(stdout, "PASS %s  %d events  %s\n", res.Scenario, res.Events, res.Bundle)
+	} else {
+		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, res.Bundle)
+		if f := v.Failure; f != nil {
+			fmt.Fprintf(stdout, "  %s @seq %d: %s\n", f.Check, f.Seq, f.Message)
+			if f.Expected != "" || f.Seen != "" {
+				fmt.Fprintf(stdout, "  expected: %s\n  seen:     %s\n", f.Expected, f.Seen)
+			}
+			if f.Diff != "" {
+				fmt.Fprintf(stdout, "  diff (-want +got):\n%s\n", indent(f.Diff, "    "))
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "Verdict: %s\n", res.VerdictFile)
+	switch {
+	case res.Interrupted:
+		return interruptedError{ctx.Err()}
+	case v.Status != "passed":
+		return checkFailedError{"verification failed"}
+	}
+	return nil
+}
+
+func verifyError(err error) error {
+	var oe *verify.OptionError
+	if errors.As(err, &oe) {
+		return usageError{err}
+	}
+	return err
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,96 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// Scenarios in the order a suite runs them.
+var Scenarios = []string{"idle", "active", "native", "nested"}
+
+// Defaults of the reference verifier.
+const (
+	DefaultTimeout  = 240 * time.Second
+	DefaultProvider = "claudeAgent"
+	DefaultModel    = "claude-sonnet-4-6"
+	ReadyTimeout    = 60 * time.Second
+	StopGrace       = 10 * time.Second
+)
+
+// Options configure a run or a suite. The zero value of each field means its
+// default.
+type Options struct {
+	// ServerCmd is the server's command line; "start --bootstrap-fd 3
+	// --log-level debug" is appended. Empty: the embedded fixture server
+	// (this executable's "fixture" verb).
+	ServerCmd []string
+	Scenario  string        // all, idle, active, native or nested (default all)
+	Repeat    int           // repetitions of the scenario set (default 1)
+	Timeout   time.Duration // per run, default 240s
+	Provider  string
+	Model     string
+	FailGate  bool   // the gate answers 503 instead of the secret
+	Fault     string // fixture fault mode, passed in the bootstrap JSON
+	OutDir    string // evidence directory; empty: a new directory under the system temp dir
+	Iteration int    // the iteration number of this run within a suite (names the files)
+
+	// Stdout receives the plain progress lines; Status, if set, receives the
+	// live status line (a terminal). Nil means io.Discard.
+	Stdout io.Writer
+	Status io.Writer
+	// Executable is the wireproof binary used for the embedded fixture server
+	// and for suite children; empty means os.Executable().
+	Executable string
+}
+
+// OptionError is a bad option value; the CLI maps it to a usage error.
+type OptionError struct {
+	Option string
+	Value  string
+	Want   string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Want)
+}
+
+// withDefaults returns a copy of o with defaults filled in, or the first bad
+// value.
+func (o Options) withDefaults() (Options, error) {
+	if o.Scenario == "" {
+		o.Scenario = "all"
+	}
+	if o.Scenario != "all" && !slices.Contains(Scenarios, o.Scenario) {
+		return o, &OptionError{"--scenario", o.Scenario, "want all, idle, active, native or nested"}
+	}
+	if o.Repeat == 0 {
+		o.Repeat = 1
+	}
+	if o.Repeat < 0 {
+		return o, &OptionError{"--repeat", fmt.Sprint(o.Repeat), "want a positive integer"}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Timeout < 0 {
+		return o, &OptionError{"--timeout", fmt.Sprint(o.Timeout.Seconds()), "want positive seconds"}
+	}
+	if o.Provider == "" {
+		o.Provider = DefaultProvider
+	}
+	if o.Model == "" {
+		o.Model = DefaultModel
+	}
+	if o.Iteration == 0 {
+		o.Iteration = 1
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	return o, nil
+}
+
+// Suite reports whether the options ask for more than one run.
+func (o Options) Suite() bool { return o.Scenario == "all" || o.Repeat > 1 }

@@ -1,0 +1,494 @@
+package verify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// ToolVersion is written into bundle headers; the CLI sets it at start.
+var ToolVersion = "wireproof dev"
+
+// Result is the outcome of one run.
+type Result struct {
+	Scenario    string         `json:"scenario"`
+	Iteration   int            `json:"iteration"`
+	Status      string         `json:"status"` // passed or failed
+	Bundle      string         `json:"bundle"`
+	VerdictFile string         `json:"verdictFile"`
+	Verdict     assert.Verdict `json:"verdict"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Events      uint64         `json:"events"`
+}
+
+// Run performs one scenario run: it starts the server behind the recorder,
+// drives the scenario, judges it live, restarts the server for the durability
+// check, and writes the bundle and the verdict into the output directory. A
+// failed check is a Result with Status failed, not an error; an error means the
+// run could not be recorded at all (bad options, unwritable output).
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Scenario == "all" {
+		return nil, &OptionError{"--scenario", "all", "a single run needs one scenario; use RunSuite"}
+	}
+	argv, err := serverArgv(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OutDir == "" {
+		if opts.OutDir, err = os.MkdirTemp("", "wireproof-verify-"); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
+	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%s-%d", opts.Scenario, opts.Iteration)
+	res := &Result{
+		Scenario:    opts.Scenario,
+		Iteration:   opts.Iteration,
+		Bundle:      filepath.Join(opts.OutDir, name+".zst"),
+		VerdictFile: filepath.Join(opts.OutDir, name+".verdict.json"),
+	}
+
+	ws, err := newWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.remove()
+	cwd, _ := os.Getwd()
+	repo := readRepoState(ctx, cwd)
+
+	bootstrapToken := rand.Text()
+	secret := "RESULT_" + uuid()
+	gatePath := "/" + uuid()
+	port, err := reservePort()
+	if err != nil {
+		return nil, err
+	}
+	bootstrap := t3.Bootstrap{
+		Mode: "desktop", NoBrowser: true, Port: port, T3Home: ws.home, Host: "127.0.0.1",
+		DesktopBootstrapToken: bootstrapToken, TailscaleServePort: 443, Fault: opts.Fault,
+	}
+	bootstrapJSON, err := json.Marshal(bootstrap)
+	if err != nil {
+		return nil, err
+	}
+
+	header := bundle.Header{
+		Format:  bundle.FormatVersion,
+		Tool:    ToolVersion,
+		Started: time.Now().UTC(),
+		Manifest: bundle.Manifest{
+			Scenario: opts.Scenario, Provider: opts.Provider, Model: opts.Model,
+			Revision: repo.Revision, Dirty: repo.Dirty,
+			Commands: [][]string{argv},
+			Options: map[string]string{
+				"timeout":   opts.Timeout.String(),
+				"failGate":  fmt.Sprint(opts.FailGate),
+				"fault":     opts.Fault,
+				"iteration": fmt.Sprint(opts.Iteration),
+			},
+		},
+	}
+	w, err := bundle.Create(res.Bundle, header, nil)
+	if err != nil {
+		return nil, fmt.Errorf("creating the bundle: %w", err)
+	}
+	rec := record.New(w, &record.Options{Redact: []string{bootstrapToken}})
+	j := newJudge()
+	rec.Subscribe("checks", j)
+
+	r := &run{
+		opts: opts, rec: rec, judge: j, argv: argv, bootstrap: bootstrapJSON,
+		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
+		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
+		writer: w,
+	}
+	if len(repo.Patch) > 0 {
+		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "working-tree.patch", Body: bundle.Text(repo.Patch)})
+	}
+	if repo.Status != "" {
+		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "dirty.txt", Body: bundle.Text([]byte(repo.Status))})
+	}
+
+	stopStatus := r.showStatus()
+	interrupted := r.drive(ctx)
+	stopStatus()
+
+	// The verdict covers every event up to this mark, live and in replay.
+	seq := r.mark(replay.MarkPhase, map[string]string{"phase": replay.PhaseDone})
+	j.waitFor(seq)
+	verdict, verr := j.verdict()
+	if verr != nil {
+		rec.Close()
+		return nil, verr
+	}
+	vb, _ := json.Marshal(verdict)
+	r.emit(&bundle.Event{Kind: bundle.KindVerdict, Body: bundle.Text(vb)})
+	res.Events = w.Count()
+	if err := rec.Close(); err != nil {
+		return nil, fmt.Errorf("closing the bundle: %w", err)
+	}
+	pretty, _ := json.MarshalIndent(verdict, "", "  ")
+	if err := os.WriteFile(res.VerdictFile, append(pretty, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	res.Verdict, res.Status, res.Interrupted = verdict, verdict.Status, interrupted
+	return res, nil
+}
+
+// serverArgv is the server's command line with the start arguments appended.
+func serverArgv(opts Options) ([]string, error) {
+	argv := opts.ServerCmd
+	if len(argv) == 0 {
+		exe := opts.Executable
+		if exe == "" {
+			var err error
+			if exe, err = os.Executable(); err != nil {
+				return nil, fmt.Errorf("locating the embedded fixture server: %w", err)
+			}
+		}
+		argv = []string{exe, "fixture"}
+	}
+	return append(append([]string(nil), argv...), "start", "--bootstrap-fd", "3", "--log-level", "debug"), nil
+}
+
+// run is the state of one live run. Its methods run on the driver goroutine
+// unless they say otherwise.
+type run struct {
+	opts           Options
+	rec            *record.Recorder
+	writer         *bundle.Writer
+	judge          *judge
+	argv           []string
+	bootstrap      []byte
+	bootstrapToken string
+	secret         string
+	gatePath       string
+	origin         string
+	ws             *workspace
+	started        time.Time
+
+	mu     sync.Mutex
+	phase  string
+	server *record.Process
+}
+
+func (r *run) emit(ev *bundle.Event) uint64 {
+	seq, err := r.rec.Emit(ev)
+	if err != nil {
+		fmt.Fprintf(r.opts.Stdout, "wireproof: recording failed: %v\n", err)
+	}
+	return seq
+}
+
+func (r *run) mark(name string, body any) uint64 {
+	b, _ := json.Marshal(body)
+	return r.emit(&bundle.Event{Kind: bundle.KindMark, Name: name, Body: bundle.Text(b)})
+}
+
+func (r *run) setPhase(p string) {
+	r.mu.Lock()
+	r.phase = p
+	r.mu.Unlock()
+	r.mark(replay.MarkPhase, map[string]string{"phase": p})
+	if r.opts.Status == nil {
+		fmt.Fprintf(r.opts.Stdout, "[%s] %s (%.1fs)\n", r.opts.Scenario, p, time.Since(r.started).Seconds())
+	}
+}
+
+// showStatus keeps a live status line on the status writer (a terminal) until
+// the returned func is called.
+func (r *run) showStatus() func() {
+	if r.opts.Status == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			r.mu.Lock()
+			p := r.phase
+			r.mu.Unlock()
+			fmt.Fprintf(r.opts.Status, "\r\x1b[K[%s] %-10s %6.1fs  %d events", r.opts.Scenario, p, time.Since(r.started).Seconds(), r.writer.Count())
+			select {
+			case <-done:
+				fmt.Fprint(r.opts.Status, "\r\x1b[K")
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// drive runs the scenario and the restart, and always leaves the server, the
+// gate and the proxy stopped. It reports whether the run was interrupted.
+func (r *run) drive(parent context.Context) (interrupted bool) {
+	// Cleanup must run even when the parent context is cancelled (SIGINT).
+	bg := context.WithoutCancel(parent)
+	ctx, cancel := context.WithTimeout(parent, r.opts.Timeout)
+	defer cancel()
+
+	r.setPhase(replay.PhaseStarting)
+	gate, err := record.StartGate(bg, r.rec, nil)
+	if err != nil {
+		r.mark(replay.MarkSetupFailed, map[string]string{"step": "gate", "error": err.Error()})
+		return false
+	}
+	defer gate.Close()
+
+	proxy, proxyURL, stopProxy, err := r.startProxy()
+	if err != nil {
+		r.mark(replay.MarkSetupFailed, map[string]string{"step": "proxy", "error": err.Error()})
+		return false
+	}
+	defer stopProxy()
+	_ = proxy
+
+	defer func() {
+		if srv := r.currentServer(); srv != nil {
+			srv.Stop(bg)
+		}
+	}()
+	if err := r.startServer(ctx, bg); err != nil {
+		return r.endEarly(parent, ctx, "server", err)
+	}
+
+	r.setPhase(replay.PhaseSetup)
+	client := t3.NewClient(proxyURL, nil)
+	sc, err := r.setup(ctx, client, gate.URL()+r.gatePath)
+	if err != nil {
+		return r.endEarly(parent, ctx, sc.step, err)
+	}
+	defer sc.close()
+
+	r.setPhase(replay.PhaseRunning)
+	outcome := r.watch(ctx, sc, gate)
+	switch outcome {
+	case outcomeRestart:
+	case outcomeInterrupted:
+		return true
+	default:
+		return false
+	}
+
+	// Durability: a clean restart on the same home and port, then the thread
+	// read over HTTP.
+	sc.close()
+	r.setPhase(replay.PhaseRestarting)
+	r.mark(replay.MarkRestart, map[string]string{"threadId": sc.threadID})
+	if srv := r.currentServer(); srv != nil {
+		srv.Stop(bg)
+	}
+	if err := r.startServer(ctx, bg); err != nil {
+		return r.endEarly(parent, ctx, "restart", err)
+	}
+	if _, _, err := client.ReadThread(ctx, sc.threadID); err != nil {
+		var httpErr *t3.HTTPError
+		if !errors.As(err, &httpErr) {
+			// Not an HTTP answer the checks can judge: say why.
+			return r.endEarly(parent, ctx, "restart-read", err)
+		}
+	}
+	return false
+}
+
+// endEarly records why the run could not go on, as the mark the engine turns
+// into the failing check.
+func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool {
+	switch {
+	case parent.Err() != nil:
+		r.mark(replay.MarkInterrupted, map[string]string{"step": step})
+		return true
+	case ctx.Err() != nil:
+		r.mark(replay.MarkDeadline, map[string]float64{"timeoutSeconds": r.opts.Timeout.Seconds()})
+		return false
+	}
+	if r.serverDied() {
+		// The engine has judged the unexpected exit already (server-alive).
+		return false
+	}
+	if step == "restart-read" || step == "stream" {
+		r.mark(replay.MarkDriverError, map[string]string{"step": step, "error": err.Error()})
+		return false
+	}
+	r.mark(replay.MarkSetupFailed, map[string]string{"step": step, "error": err.Error()})
+	return false
+}
+
+// serverDied reports whether the server exited without being asked to, waiting
+// briefly for an exit in progress (a dropped connection is usually seen before
+// the process is reaped).
+func (r *run) serverDied() bool {
+	srv := r.currentServer()
+	if srv == nil {
+		return false
+	}
+	select {
+	case <-srv.Done():
+	case <-time.After(2 * time.Second):
+		return false
+	}
+	return !srv.Stopping()
+}
+
+func (r *run) currentServer() *record.Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.server
+}
+
+func (r *run) startServer(ctx, bg context.Context) error {
+	srv, err := record.StartProcess(bg, r.rec, &record.ProcessOptions{
+		Name:         "server",
+		Argv:         r.argv,
+		Dir:          r.ws.dir,
+		ExtraFile:    r.bootstrap,
+		ReadyLine:    t3.ReadyLogLine,
+		ReadyTimeout: ReadyTimeout,
+		StopGrace:    StopGrace,
+		Redact:       []string{r.bootstrapToken},
+	})
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.server = srv
+	r.mu.Unlock()
+	return srv.Ready(ctx)
+}
+
+// startProxy puts the recording proxy in front of the server's port.
+func (r *run) startProxy() (*record.Proxy, string, func(), error) {
+	upstream, _ := url.Parse(r.origin)
+	proxy, err := record.NewProxy(r.rec, &record.ProxyOptions{Upstream: upstream})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	hs := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hs.Serve(l)
+	}()
+	stop := func() {
+		proxy.Close()
+		hs.Close()
+		<-done
+	}
+	return proxy, "http://" + l.Addr().String(), stop, nil
+}
+
+// session is the authenticated connection to the server for the scenario.
+type session struct {
+	step     string // the setup step that failed
+	client   *t3.Client
+	rpc      *t3.RPCClient
+	threadID string
+	once     sync.Once
+}
+
+func (s *session) close() {
+	s.once.Do(func() {
+		if s.rpc != nil {
+			s.rpc.Close()
+		}
+	})
+}
+
+// setup authenticates, creates the project, connects the RPC socket and
+// launches the scenario's thread.
+func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*session, error) {
+	s := &session{client: client}
+	s.step = "token"
+	token, err := client.ExchangeToken(ctx, r.bootstrapToken)
+	if err != nil {
+		return s, fmt.Errorf("authentication failed: %w", err)
+	}
+	r.rec.AddSecret(token)
+	s.step = "project"
+	projectID := uuid()
+	if _, err := client.CreateProject(ctx, projectID, "Background verification", r.ws.project); err != nil {
+		return s, fmt.Errorf("project creation failed: %w", err)
+	}
+	s.step = "ticket"
+	ticket, err := client.WebSocketTicket(ctx)
+	if err != nil {
+		return s, fmt.Errorf("WebSocket authentication failed: %w", err)
+	}
+	r.rec.AddSecret(ticket)
+	s.step = "connect"
+	if s.rpc, err = client.DialRPC(ctx, ticket, nil); err != nil {
+		return s, fmt.Errorf("RPC connection failed: %w", err)
+	}
+	s.threadID = uuid()
+	prompt := Prompt(r.opts.Scenario, r.opts.Provider, r.opts.Model, gateURL)
+	r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "prompt.txt", Body: bundle.Text([]byte(prompt))})
+	r.mark(replay.MarkRun, replay.RunInfo{
+		Scenario: r.opts.Scenario, ThreadID: s.threadID, ProjectID: projectID, Secret: r.secret,
+		GateURL: gateURL, Provider: r.opts.Provider, Model: r.opts.Model, FailGate: r.opts.FailGate,
+	})
+	s.step = "launch"
+	launch := map[string]any{
+		"commandId":         uuid(),
+		"threadId":          s.threadID,
+		"projectId":         projectID,
+		"title":             "Background verification: " + r.opts.Scenario,
+		"modelSelection":    map[string]string{"instanceId": r.opts.Provider, "model": r.opts.Model},
+		"runtimeMode":       "full-access",
+		"interactionMode":   "default",
+		"workspaceStrategy": map[string]string{"type": "root"},
+		"initialMessage":    map[string]any{"text": prompt, "attachments": []any{}},
+	}
+	var launched t3.LaunchResult
+	if err := s.rpc.Call(ctx, t3.MethodLaunchThread, launch, &launched); err != nil {
+		return s, fmt.Errorf("launching the thread failed: %w", err)
+	}
+	return s, nil
+}
+
+func uuid() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// trimError shortens an error for a mark.
+func trimError(err error) string {
+	s := err.Error()
+	if len(s) > 500 {
+		s = s[:500] + "..."
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,155 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SuiteEntry is one line of results.json.
+type SuiteEntry struct {
+	Iteration int    `json:"iteration"`
+	Scenario  string `json:"scenario"`
+	Status    string `json:"status"` // passed, failed or interrupted
+	Bundle    string `json:"bundle,omitempty"`
+	Verdict   string `json:"verdict,omitempty"`
+	Check     string `json:"check,omitempty"` // the failing check, if any
+	ExitCode  int    `json:"exitCode"`
+}
+
+// SuiteResult is the outcome of a suite.
+type SuiteResult struct {
+	OutDir      string
+	Results     string // path of results.json
+	Entries     []SuiteEntry
+	Interrupted bool
+}
+
+// Failed reports whether any run of the suite failed.
+func (s *SuiteResult) Failed() bool {
+	for _, e := range s.Entries {
+		if e.Status != "passed" {
+			return true
+		}
+	}
+	return false
+}
+
+// RunSuite runs every requested scenario and repetition, each isolated in its
+// own child process (this executable's verify verb), and keeps results.json in
+// the output directory up to date after every run. An interrupt is forwarded to
+// the running child, which closes its bundle, and ends the suite.
+func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	exe := opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.OutDir == "" {
+		if opts.OutDir, err = os.MkdirTemp("", "wireproof-verify-"); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
+	scenarios := Scenarios
+	if opts.Scenario != "all" {
+		scenarios = []string{opts.Scenario}
+	}
+	res := &SuiteResult{OutDir: opts.OutDir, Results: filepath.Join(opts.OutDir, "results.json")}
+	for it := 1; it <= opts.Repeat; it++ {
+		for _, sc := range scenarios {
+			fmt.Fprintf(opts.Stdout, "Verification %d/%d: %s\n", it, opts.Repeat, sc)
+			entry := runChild(ctx, exe, opts, sc, it)
+			res.Entries = append(res.Entries, entry)
+			if err := writeResults(res); err != nil {
+				return res, err
+			}
+			if entry.Status == "interrupted" || ctx.Err() != nil {
+				res.Interrupted = true
+				return res, nil
+			}
+		}
+	}
+	return res, nil
+}
+
+func runChild(ctx context.Context, exe string, opts Options, scenario string, iteration int) SuiteEntry {
+	args := []string{"verify", "--scenario", scenario, "--out", opts.OutDir,
+		"--iteration", fmt.Sprint(iteration),
+		"--timeout", fmt.Sprint(opts.Timeout.Seconds()),
+		"--provider", opts.Provider, "--model", opts.Model}
+	if opts.FailGate {
+		args = append(args, "--fail-gate")
+	}
+	if opts.Fault != "" {
+		args = append(args, "--fault", opts.Fault)
+	}
+	if len(opts.ServerCmd) > 0 {
+		args = append(args, "--server-cmd", strings.Join(opts.ServerCmd, " "))
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdout, cmd.Stderr = opts.Stdout, os.Stderr
+	if opts.Status != nil {
+		cmd.Stderr = opts.Status
+	}
+	// Forward the interrupt: the child closes its bundle cleanly and exits 130.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = StopGrace + 20*time.Second
+	err := cmd.Run()
+	entry := SuiteEntry{Iteration: iteration, Scenario: scenario}
+	name := fmt.Sprintf("%s-%d", scenario, iteration)
+	if b := filepath.Join(opts.OutDir, name+".zst"); fileExists(b) {
+		entry.Bundle = b
+	}
+	if v := filepath.Join(opts.OutDir, name+".verdict.json"); fileExists(v) {
+		entry.Verdict = v
+		var verdict struct {
+			Failure *struct {
+				Check string `json:"check"`
+			} `json:"failure"`
+		}
+		if b, err := os.ReadFile(v); err == nil && json.Unmarshal(b, &verdict) == nil && verdict.Failure != nil {
+			entry.Check = verdict.Failure.Check
+		}
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		entry.Status = "passed"
+	case errors.As(err, &exit) && exit.ExitCode() == 130, ctx.Err() != nil:
+		entry.Status, entry.ExitCode = "interrupted", 130
+	default:
+		entry.Status, entry.ExitCode = "failed", 1
+		if errors.As(err, &exit) {
+			entry.ExitCode = exit.ExitCode()
+		}
+	}
+	return entry
+}
+
+func writeResults(res *SuiteResult) error {
+	b, err := json.MarshalIndent(res.Entries, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(res.Results, append(b, '\n'), 0o644)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,160 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+type outcome int
+
+const (
+	outcomeDecided     outcome = iota // the engine decided the run (passed or failed) or a mark ended it
+	outcomeRestart                    // main checks passed: go on with the restart
+	outcomeInterrupted                // SIGINT or SIGTERM
+)
+
+// Engine phases the driver reacts to.
+const (
+	enginePassed     = "passed"
+	engineFailed     = "failed"
+	engineNestedRead = "nested-read"
+	engineRestart    = "restart"
+)
+
+// watch follows the parent thread (and in nested the child thread) the way the
+// reference verifier does: a subscription, and a full projection read after
+// every item that is not a snapshot. It runs the gate's policy from the
+// engine's milestones and returns when the engine has decided, asks for the
+// restart, or the run is cut short.
+func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome {
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop()
+
+	streamErr := make(chan error, 2)
+	childIDs := make(chan string, 1)
+	follow := func(threadID string, nested bool) {
+		defer wg.Done()
+		err := r.follow(wctx, s, threadID, func(p *t3.Projection) {
+			if nested || r.opts.Scenario != "nested" || len(p.Subagents) == 0 || p.Subagents[0].ChildThreadID == "" {
+				return
+			}
+			select {
+			case childIDs <- p.Subagents[0].ChildThreadID:
+			default:
+			}
+		})
+		if err != nil && wctx.Err() == nil {
+			streamErr <- err
+		}
+	}
+	wg.Add(1)
+	go follow(s.threadID, false)
+
+	p := &gatePolicy{scenario: r.opts.Scenario, failGate: r.opts.FailGate, secret: r.secret, path: r.gatePath}
+	watchingChild, nestedRead := false, false
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			return r.cutShort(ctx)
+		case req := <-gate.Requests():
+			p.arrived(req)
+		case id := <-childIDs:
+			if !watchingChild {
+				watchingChild = true
+				wg.Add(1)
+				go follow(id, true)
+			}
+		case err := <-streamErr:
+			stop()
+			if r.serverDied() {
+				r.judge.waitFor(r.lastSeq())
+				return outcomeDecided
+			}
+			seq := r.mark(replay.MarkDriverError, map[string]string{"step": "stream", "error": trimError(err)})
+			r.judge.waitFor(seq)
+			return outcomeDecided
+		case <-r.judge.updates:
+			st := r.judge.Status()
+			p.observe(st)
+			switch st.Phase {
+			case enginePassed, engineFailed:
+				return outcomeDecided
+			case engineRestart:
+				return outcomeRestart
+			case engineNestedRead:
+				if !nestedRead && st.ChildThreadID != "" {
+					nestedRead = true
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var child json.RawMessage
+						if err := s.rpc.Call(wctx, t3.MethodGetProjection, map[string]string{"threadId": st.ChildThreadID}, &child); err != nil && wctx.Err() == nil {
+							streamErr <- fmt.Errorf("reading the nested child: %w", err)
+						}
+					}()
+				}
+			}
+		}
+	}
+}
+
+// cutShort marks why the run stopped before the engine decided.
+func (r *run) cutShort(ctx context.Context) outcome {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		seq := r.mark(replay.MarkDeadline, map[string]float64{"timeoutSeconds": r.opts.Timeout.Seconds()})
+		r.judge.waitFor(seq)
+		return outcomeDecided
+	}
+	seq := r.mark(replay.MarkInterrupted, map[string]string{"phase": "running"})
+	r.judge.waitFor(seq)
+	return outcomeInterrupted
+}
+
+func (r *run) lastSeq() uint64 { return r.writer.Count() - 1 }
+
+// follow subscribes to a thread and reads its projection after every
+// non-snapshot item, until the stream ends or ctx is done. onProjection sees
+// every projection read.
+func (r *run) follow(ctx context.Context, s *session, threadID string, onProjection func(*t3.Projection)) error {
+	stream, err := s.rpc.Stream(ctx, t3.MethodSubscribe, map[string]string{"threadId": threadID})
+	if err != nil {
+		return fmt.Errorf("subscribing to thread %s: %w", threadID, err)
+	}
+	defer stream.Close()
+	for {
+		raw, err := stream.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("the subscription to thread %s ended without proof of delivery", threadID)
+		}
+		if err != nil {
+			return fmt.Errorf("subscription to thread %s: %w", threadID, err)
+		}
+		var item t3.StreamItem
+		if err := json.Unmarshal(raw, &item); err != nil {
+			return fmt.Errorf("subscription to thread %s: undecodable item: %w", threadID, err)
+		}
+		proj := item.Projection
+		if item.Kind != t3.ItemKindSnapshot {
+			var p t3.Projection
+			if err := s.rpc.Call(ctx, t3.MethodGetProjection, map[string]string{"threadId": threadID}, &p); err != nil {
+				return fmt.Errorf("reading thread %s: %w", threadID, err)
+			}
+			proj = &p
+		}
+		if proj != nil {
+			onProjection(proj)
+		}
+	}
+}

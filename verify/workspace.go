@@ -1,0 +1,88 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// workspace is the disposable state of one run: the server's home and the git
+// project the agent works in. Both live in one temporary directory that is
+// removed when the run ends; the evidence is in the bundle.
+type workspace struct {
+	dir     string
+	home    string
+	project string
+}
+
+func newWorkspace(ctx context.Context) (*workspace, error) {
+	dir, err := os.MkdirTemp("", "wireproof-run-")
+	if err != nil {
+		return nil, err
+	}
+	w := &workspace{dir: dir, home: filepath.Join(dir, "home"), project: filepath.Join(dir, "project")}
+	if err := os.MkdirAll(w.project, 0o755); err != nil {
+		w.remove()
+		return nil, err
+	}
+	for _, args := range [][]string{
+		{"init", "-q", w.project},
+		{"-C", w.project, "-c", "user.name=Verifier", "-c", "user.email=verifier@localhost", "commit", "--allow-empty", "-qm", "initial"},
+	} {
+		if out, err := exec.CommandContext(ctx, "git", args...).CombinedOutput(); err != nil {
+			w.remove()
+			return nil, fmt.Errorf("creating the disposable project: git %s: %v: %s", args[0], err, bytes.TrimSpace(out))
+		}
+	}
+	return w, nil
+}
+
+func (w *workspace) remove() { os.RemoveAll(w.dir) }
+
+// repoState is what the manifest says about the working directory's repository.
+type repoState struct {
+	Revision string
+	Dirty    bool
+	Status   string
+	Patch    []byte
+}
+
+// readRepoState reads the revision, dirty state and patch of the repository
+// containing dir, if it is one; outside a repository it returns a zero state.
+func readRepoState(ctx context.Context, dir string) repoState {
+	git := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = dir
+		return cmd.Output()
+	}
+	rev, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return repoState{}
+	}
+	st := repoState{Revision: strings.TrimSpace(string(rev))}
+	if status, err := git("status", "--porcelain"); err == nil {
+		st.Status = string(status)
+		st.Dirty = len(bytes.TrimSpace(status)) > 0
+	}
+	if patch, err := git("diff", "--binary", "HEAD"); err == nil {
+		st.Patch = patch
+	}
+	return st
+}
+
+// reservePort reserves an ephemeral loopback port and gives it back, for the
+// server to bind. A bind race fails the run; it never falls back to an
+// existing server.
+func reservePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("reserving a port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
+}
