@@ -1,3 +1,5 @@
+//go:build verifywip
+
 package main
 
 import (
