@@ -40,6 +40,8 @@ type Options struct {
 	// live status line (a terminal). Nil means io.Discard.
 	Stdout io.Writer
 	Status io.Writer
+	// Hooks are called as the run progresses; nil means none.
+	Hooks *Hooks
 	// Executable is the wireproof binary used for the embedded fixture server
 	// and for suite children; empty means os.Executable().
 	Executable string
@@ -94,3 +96,13 @@ func (o Options) withDefaults() (Options, error) {
 
 // Suite reports whether the options ask for more than one run.
 func (o Options) Suite() bool { return o.Scenario == "all" || o.Repeat > 1 }
+
+// Hooks let a caller follow a run as it happens (tests use them to act at a
+// given moment, for example to kill the server mid-run). They are called on the
+// driver goroutine and must not block.
+type Hooks struct {
+	// ServerStarted is called with the pid of each server process started.
+	ServerStarted func(pid int)
+	// Phase is called when the driver enters a phase (replay.Phase*).
+	Phase func(phase string)
+}

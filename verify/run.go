@@ -79,8 +79,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	repo := readRepoState(ctx, cwd)
 
 	bootstrapToken := rand.Text()
-	secret := "RESULT_" + uuid()
-	gatePath := "/" + uuid()
+	secret := "RESULT_" + t3.NewUUID()
+	gatePath := "/" + t3.NewUUID()
 	port, err := reservePort()
 	if err != nil {
 		return nil, err
@@ -107,6 +107,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				"failGate":  fmt.Sprint(opts.FailGate),
 				"fault":     opts.Fault,
 				"iteration": fmt.Sprint(opts.Iteration),
+				"port":      fmt.Sprint(port),
 			},
 		},
 	}
@@ -212,6 +213,9 @@ func (r *run) setPhase(p string) {
 	r.phase = p
 	r.mu.Unlock()
 	r.mark(replay.MarkPhase, map[string]string{"phase": p})
+	if r.opts.Hooks != nil && r.opts.Hooks.Phase != nil {
+		r.opts.Hooks.Phase(p)
+	}
 	if r.opts.Status == nil {
 		fmt.Fprintf(r.opts.Stdout, "[%s] %s (%.1fs)\n", r.opts.Scenario, p, time.Since(r.started).Seconds())
 	}
@@ -380,6 +384,9 @@ func (r *run) startServer(ctx, bg context.Context) error {
 	r.mu.Lock()
 	r.server = srv
 	r.mu.Unlock()
+	if r.opts.Hooks != nil && r.opts.Hooks.ServerStarted != nil {
+		r.opts.Hooks.ServerStarted(srv.Pid())
+	}
 	return srv.Ready(ctx)
 }
 
@@ -436,7 +443,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	}
 	r.rec.AddSecret(token)
 	s.step = "project"
-	projectID := uuid()
+	projectID := t3.NewUUID()
 	if _, err := client.CreateProject(ctx, projectID, "Background verification", r.ws.project); err != nil {
 		return s, fmt.Errorf("project creation failed: %w", err)
 	}
@@ -450,7 +457,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	if s.rpc, err = client.DialRPC(ctx, ticket, nil); err != nil {
 		return s, fmt.Errorf("RPC connection failed: %w", err)
 	}
-	s.threadID = uuid()
+	s.threadID = t3.NewUUID()
 	prompt := Prompt(r.opts.Scenario, r.opts.Provider, r.opts.Model, gateURL)
 	r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "prompt.txt", Body: bundle.Text([]byte(prompt))})
 	r.mark(replay.MarkRun, replay.RunInfo{
@@ -459,7 +466,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	})
 	s.step = "launch"
 	launch := map[string]any{
-		"commandId":         uuid(),
+		"commandId":         t3.NewUUID(),
 		"threadId":          s.threadID,
 		"projectId":         projectID,
 		"title":             "Background verification: " + r.opts.Scenario,
@@ -474,14 +481,6 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 		return s, fmt.Errorf("launching the thread failed: %w", err)
 	}
 	return s, nil
-}
-
-func uuid() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // trimError shortens an error for a mark.

@@ -1,0 +1,379 @@
+package verify_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/verify"
+)
+
+// runOnce runs one scenario in process against the embedded fixture server and
+// checks what every run must leave behind: a readable, cleanly closed bundle
+// whose verdict replay reproduces, no temporary directory and no live server.
+func runOnce(t *testing.T, opts verify.Options) *verify.Result {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the run's home and project must not outlive it
+	var mu sync.Mutex
+	var pids []int
+	hooks := opts.Hooks
+	opts.Hooks = &verify.Hooks{
+		ServerStarted: func(pid int) {
+			mu.Lock()
+			pids = append(pids, pid)
+			mu.Unlock()
+			if hooks != nil && hooks.ServerStarted != nil {
+				hooks.ServerStarted(pid)
+			}
+		},
+	}
+	if hooks != nil {
+		opts.Hooks.Phase = hooks.Phase
+	}
+	opts.Executable = wireproofBin
+	if opts.OutDir == "" {
+		opts.OutDir = filepath.Join(t.TempDir(), "out")
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 60 * time.Second
+	}
+	res, err := verify.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("verify.Run: %v", err)
+	}
+
+	// Nothing leaks: no temp directory, no server process, no listening port.
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary entries left behind: %v", names(left))
+	}
+	mu.Lock()
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("server process %d still running", pid)
+		}
+	}
+	mu.Unlock()
+	hdr, events := readBundle(t, res.Bundle)
+	if port := hdr.Manifest.Options["port"]; port != "" {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			t.Errorf("server port %s still accepts connections", port)
+		}
+	}
+
+	// The verdict file, the bundle's verdict event and replay agree.
+	var fileVerdict assert.Verdict
+	b, err := os.ReadFile(res.VerdictFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &fileVerdict); err != nil {
+		t.Fatalf("verdict file: %v", err)
+	}
+	if diff := cmp.Diff(res.Verdict, fileVerdict); diff != "" {
+		t.Errorf("verdict file differs from the run's verdict (-run +file):\n%s", diff)
+	}
+	if events[len(events)-1].Kind != bundle.KindVerdict {
+		t.Errorf("last event is %s, want the verdict", events[len(events)-1].Kind)
+	}
+	rep, err := replay.ReplayFile(context.Background(), res.Bundle, nil)
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if !rep.Reproduced {
+		t.Errorf("replay diverged from the live verdict:\n%s", rep.Diff)
+	}
+	if diff := cmp.Diff(res.Verdict, rep.Verdict); diff != "" {
+		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
+	}
+	return res
+}
+
+func names(es []os.DirEntry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func readBundle(t *testing.T, path string) (bundle.Header, []bundle.Event) {
+	t.Helper()
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		t.Fatalf("open bundle: %v", err)
+	}
+	defer r.Close()
+	var events []bundle.Event
+	for {
+		var ev bundle.Event
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read bundle: %v", err)
+		}
+		ev.Body.Data = bytes.Clone(ev.Body.Data)
+		events = append(events, ev)
+	}
+	if r.Truncated() {
+		t.Errorf("bundle %s is truncated: %s", path, r.TruncatedReason())
+	}
+	return r.Header(), events
+}
+
+func TestScenariosPass(t *testing.T) {
+	for _, sc := range verify.Scenarios {
+		t.Run(sc, func(t *testing.T) {
+			res := runOnce(t, verify.Options{Scenario: sc})
+			v := res.Verdict
+			if v.Status != assert.StatusPassed || v.Restart != assert.StatusPassed {
+				t.Fatalf("status %s restart %s, failure %+v", v.Status, v.Restart, v.Failure)
+			}
+			wantRuns := 2
+			if sc == "active" {
+				wantRuns = 1
+			}
+			if v.RunCount != wantRuns {
+				t.Errorf("run count %d, want %d", v.RunCount, wantRuns)
+			}
+			if len(v.AcknowledgementIDs) != 1 {
+				t.Errorf("acknowledgement ids %v, want one", v.AcknowledgementIDs)
+			}
+		})
+	}
+}
+
+func TestFailGateNamesTheFailedChild(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", FailGate: true})
+	f := res.Verdict.Failure
+	if res.Verdict.Status != assert.StatusFailed || f == nil {
+		t.Fatalf("verdict %+v, want a failure", res.Verdict)
+	}
+	if f.Check != assert.CheckTerminalChildSecret {
+		t.Errorf("failing check %q, want %q (%s)", f.Check, assert.CheckTerminalChildSecret, f.Message)
+	}
+}
+
+// Every fault mode of the fixture server fails live with the check it is
+// meant to trip, and replay names the same check at the same seq.
+func TestFaultModesFailLive(t *testing.T) {
+	for _, fault := range fixtures.Faults {
+		t.Run(fault.Name, func(t *testing.T) {
+			scenario := fault.Scenario
+			if scenario == "" {
+				scenario = "idle"
+			}
+			res := runOnce(t, verify.Options{Scenario: scenario, Fault: fault.Name})
+			f := res.Verdict.Failure
+			if f == nil {
+				t.Fatalf("fault %s passed, want check %s to fail", fault.Name, fault.Check)
+			}
+			if f.Check != fault.Check {
+				t.Errorf("fault %s tripped %q (%s), want %q", fault.Name, f.Check, f.Message, fault.Check)
+			}
+		})
+	}
+}
+
+func TestServerKilledMidRun(t *testing.T) {
+	var pid int
+	res := runOnce(t, verify.Options{
+		Scenario: "idle",
+		Fault:    "stall-parent", // the agent never finishes: the kill lands mid-run
+		Hooks: &verify.Hooks{
+			ServerStarted: func(p int) { pid = p },
+			Phase: func(phase string) {
+				if phase == replay.PhaseRunning {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			},
+		},
+	})
+	f := res.Verdict.Failure
+	if f == nil || f.Check != assert.CheckServerAlive {
+		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckServerAlive)
+	}
+	if !strings.Contains(f.Seen, "SIGKILL") && !strings.Contains(f.Seen, "killed") {
+		t.Errorf("failure does not say how the server died: %+v", f)
+	}
+	_, events := readBundle(t, res.Bundle)
+	if events[f.Seq].Kind != bundle.KindProcExit {
+		t.Errorf("failure points at seq %d (%s), want the server's exit", f.Seq, events[f.Seq].Kind)
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", Fault: "stall-parent", Timeout: 2 * time.Second})
+	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckDeadline {
+		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckDeadline)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts verify.Options
+	}{
+		{"scenario", verify.Options{Scenario: "busy"}},
+		{"repeat", verify.Options{Scenario: "idle", Repeat: -1}},
+		{"timeout", verify.Options{Scenario: "idle", Timeout: -time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			tc.opts.OutDir = out
+			_, err := verify.Run(context.Background(), tc.opts)
+			var oe *verify.OptionError
+			if !errors.As(err, &oe) {
+				t.Fatalf("error %v, want an OptionError", err)
+			}
+			if left, _ := os.ReadDir(out); len(left) > 0 {
+				t.Errorf("a bad option still started a run: %v", names(left))
+			}
+		})
+	}
+}
+
+// The README's main command: every scenario against the embedded fixture
+// server, as a user runs it, through the real binary and its suite children.
+func TestSuiteCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "evidence")
+	cmd := exec.Command(wireproofBin, "verify", "--out", out)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wireproof verify: %v\n%s", err, stdout.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []verify.SuiteEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Scenario+" "+e.Status)
+	}
+	want := []string{"idle passed", "active passed", "native passed", "nested passed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results.json (-want +got):\n%s\noutput:\n%s", diff, stdout.String())
+	}
+	rep := exec.Command(wireproofBin, "replay", out)
+	repOut, err := rep.CombinedOutput()
+	if err != nil {
+		t.Fatalf("wireproof replay: %v\n%s", err, repOut)
+	}
+	if n := strings.Count(string(repOut), "reproduced"); n != 4 {
+		t.Errorf("replay reproduced %d of 4 verdicts:\n%s", n, repOut)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"verify", "--scenario", "busy"},
+		{"verify", "--timeout", "-1"},
+		{"verify", "--repeat", "0"},
+		{"verify", "--no-such-flag"},
+	} {
+		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
+			cmd := exec.Command(wireproofBin, args...)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("exit %v, want 2\n%s", err, out)
+			}
+			if !bytes.Contains(out, []byte("invalid")) && !bytes.Contains(out, []byte("unknown")) {
+				t.Errorf("message does not say what was wrong: %s", out)
+			}
+		})
+	}
+}
+
+// SIGINT mid-run: the bundle closes cleanly, no server is left, exit 130.
+func TestInterruptClosesBundle(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--fault", "stall-parent", "--out", out)
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bundlePath := filepath.Join(out, "idle-1.zst")
+	serverPid := waitForRunning(t, bundlePath)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, output.String())
+	}
+	if syscall.Kill(serverPid, 0) == nil {
+		t.Errorf("server %d left running after the interrupt", serverPid)
+	}
+	_, events := readBundle(t, bundlePath)
+	var v assert.Verdict
+	if err := json.Unmarshal(events[len(events)-1].Body.Data, &v); err != nil {
+		t.Fatalf("last event is not a verdict: %v", err)
+	}
+	if v.Failure == nil || v.Failure.Check != assert.CheckInterrupted {
+		t.Errorf("verdict %+v, want check %s", v, assert.CheckInterrupted)
+	}
+}
+
+// waitForRunning polls the growing bundle (it is flushed every 100 ms) until
+// the driver is in the running phase, and returns the server's pid.
+func waitForRunning(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		pid, running := scanRunning(path)
+		if running {
+			return pid
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the run never reached the running phase")
+	return 0
+}
+
+func scanRunning(path string) (pid int, running bool) {
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	for {
+		var ev bundle.Event
+		if r.Next(&ev) != nil {
+			return pid, running
+		}
+		switch {
+		case ev.Kind == bundle.KindProcStart:
+			var attrs struct{ Pid int }
+			json.Unmarshal(ev.Attrs, &attrs)
+			pid = attrs.Pid
+		case ev.Kind == bundle.KindMark && ev.Name == replay.MarkPhase && bytes.Contains(ev.Body.Data, []byte(replay.PhaseRunning)):
+			running = true
+		}
+	}
+}
