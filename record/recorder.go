@@ -1,0 +1,292 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// DefaultBodyCap is the default number of bytes recorded per HTTP body.
+const DefaultBodyCap = 16 << 20
+
+// Options configures a Recorder. A nil *Options means defaults.
+type Options struct {
+	// Redact lists secret strings replaced by "[REDACTED]" wherever they occur
+	// in an event: URLs, header values, bodies, messages, log lines.
+	Redact []string
+	// BodyCap is the maximum number of bytes recorded per HTTP body (default
+	// DefaultBodyCap). Bytes past it are relayed but not recorded, and the
+	// exchange's http.end is marked Truncated.
+	BodyCap int64
+}
+
+// ErrClosed is returned by Emit after Close.
+var ErrClosed = errors.New("record: recorder is closed")
+
+// Subscriber receives every recorded event, in sequence order, on a goroutine
+// of its own. An event handed to Event must not be modified, and its Body bytes
+// must not be retained past the call unless they are only read. Returning an
+// error (or panicking) cuts the subscriber off: it receives no more events and
+// the failure is reported by SubscriberErrors and Close.
+type Subscriber interface {
+	Event(ev *bundle.Event) error
+}
+
+// SubscriberFunc adapts a function to a Subscriber.
+type SubscriberFunc func(ev *bundle.Event) error
+
+// Event calls f(ev).
+func (f SubscriberFunc) Event(ev *bundle.Event) error { return f(ev) }
+
+// SubscriberError reports a subscriber that was cut off.
+type SubscriberError struct {
+	Name  string // the name given to Subscribe
+	Seq   uint64 // the event it failed on
+	Err   error  // what it returned, or nil if it panicked
+	Panic any    // the recovered panic value, or nil
+}
+
+func (e *SubscriberError) Error() string {
+	if e.Panic != nil {
+		return fmt.Sprintf("subscriber %q panicked at seq %d: %v", e.Name, e.Seq, e.Panic)
+	}
+	return fmt.Sprintf("subscriber %q failed at seq %d: %v", e.Name, e.Seq, e.Err)
+}
+
+func (e *SubscriberError) Unwrap() error { return e.Err }
+
+// Recorder is the single ordered sink of a recording: it redacts events,
+// appends them to the bundle writer and fans them out to subscribers.
+//
+// All methods are safe for concurrent use. Emit calls from different goroutines
+// are serialised: the bundle order is the order in which Emit took its lock, and
+// every subscriber sees exactly that order.
+type Recorder struct {
+	w       *bundle.Writer
+	red     *redactor
+	bodyCap int64
+
+	mu     sync.Mutex // orders Emit; guards everything below
+	closed bool
+	seq    uint64    // last seq handed out when there is no writer
+	start  time.Time // clock origin when there is no writer
+	subs   []*subscription
+
+	retain atomic.Bool // some subscriber may hold events after Emit returns
+
+	errMu sync.Mutex
+	errs  []error
+}
+
+// New returns a Recorder writing to w. A nil w records to subscribers only (the
+// Recorder then assigns Seq and T itself, starting at seq 1 as if a header had
+// been written); that is for tests and tools that do not keep a file.
+func New(w *bundle.Writer, opts *Options) *Recorder {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BodyCap <= 0 {
+		o.BodyCap = DefaultBodyCap
+	}
+	r := &Recorder{w: w, red: newRedactor(o.Redact), bodyCap: o.BodyCap, start: time.Now()}
+	return r
+}
+
+// BodyCap reports the number of bytes recorded per HTTP body.
+func (r *Recorder) BodyCap() int64 { return r.bodyCap }
+
+// AddSecret adds a secret learned at runtime (a bootstrap token, an access
+// token): every later occurrence in any event is replaced by "[REDACTED]".
+func (r *Recorder) AddSecret(s string) { r.red.add(s, false) }
+
+// Redact returns s with every secret known so far replaced, for text a caller
+// writes somewhere other than the bundle (a report, a log line on stderr).
+func (r *Recorder) Redact(s string) string {
+	return string(r.red.text([]byte(s), r.red.load()))
+}
+
+// Emit redacts ev, appends it to the bundle (which assigns ev.Seq and ev.T) and
+// queues it to every subscriber, and returns its seq. ev must not be used by
+// the caller afterwards: it is owned by the recording. Its Body bytes are not
+// modified (redaction makes new slices), so a caller may relay the same bytes
+// it recorded; but it must not change them after Emit if any subscriber may
+// still read them (see Retains).
+func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
+	set := r.red.load()
+	r.red.event(ev, set)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if now := r.red.load(); now != set {
+		// A secret was learned by a concurrent Emit after our snapshot; it may
+		// already be in the bundle before us, so it must not leak in this event.
+		r.red.event(ev, now)
+	}
+	if r.w != nil {
+		seq, err := r.w.Append(ev)
+		if err != nil {
+			return seq, err
+		}
+	} else {
+		r.seq++
+		ev.Seq = r.seq
+		ev.T = int64(time.Since(r.start))
+	}
+	for _, s := range r.subs {
+		s.push(ev)
+	}
+	return ev.Seq, nil
+}
+
+// Retains reports whether events may be read by a subscriber after Emit returns.
+// When it is false the caller may reuse a buffer it passed as an event body as
+// soon as Emit returns, which spares a copy on the proxy's hot path.
+func (r *Recorder) Retains() bool { return r.retain.Load() }
+
+// Subscribe adds a subscriber that receives every event emitted from now on.
+// name identifies it in errors.
+func (r *Recorder) Subscribe(name string, s Subscriber) {
+	sub := &subscription{name: name, s: s, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.retain.Store(true)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		close(sub.done)
+		return
+	}
+	r.subs = append(r.subs, sub)
+	r.mu.Unlock()
+	go sub.run(r)
+}
+
+// SubscriberErrors returns a *SubscriberError for every subscriber cut off so
+// far, in the order they failed.
+func (r *Recorder) SubscriberErrors() []error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return append([]error(nil), r.errs...)
+}
+
+func (r *Recorder) addErr(err error) {
+	r.errMu.Lock()
+	r.errs = append(r.errs, err)
+	r.errMu.Unlock()
+}
+
+// Close stops accepting events, waits until every subscriber has received every
+// event queued to it, and closes the writer. It returns the writer's error
+// joined with a *SubscriberError for every subscriber that was cut off. Close
+// is idempotent; later calls return nil.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	subs := r.subs
+	r.mu.Unlock()
+
+	for _, s := range subs {
+		s.close()
+	}
+	for _, s := range subs {
+		<-s.done
+	}
+	var errs []error
+	if r.w != nil {
+		if err := r.w.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("record: closing the bundle: %w", err))
+		}
+	}
+	errs = append(errs, r.SubscriberErrors()...)
+	return errors.Join(errs...)
+}
+
+// subscription is one subscriber's unbounded queue and goroutine. The queue is
+// unbounded so a slow subscriber never slows the recording down; it only costs
+// memory until it catches up.
+type subscription struct {
+	name string
+	s    Subscriber
+
+	mu      sync.Mutex
+	queue   []*bundle.Event
+	cut     bool
+	closing bool
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+func (s *subscription) push(ev *bundle.Event) {
+	s.mu.Lock()
+	if !s.cut {
+		s.queue = append(s.queue, ev)
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *subscription) close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *subscription) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *subscription) run(r *Recorder) {
+	defer close(s.done)
+	var batch []*bundle.Event
+	for {
+		s.mu.Lock()
+		batch, s.queue = s.queue, batch[:0]
+		closing := s.closing
+		s.mu.Unlock()
+		for i, ev := range batch {
+			if err := s.deliver(ev); err != nil {
+				r.addErr(err)
+				s.mu.Lock()
+				s.cut = true
+				s.queue = nil
+				s.mu.Unlock()
+				clear(batch[i:])
+				return
+			}
+		}
+		clear(batch)
+		if closing && len(batch) == 0 {
+			return
+		}
+		if len(batch) == 0 {
+			<-s.wake
+		}
+	}
+}
+
+// deliver calls the subscriber, turning a panic into a *SubscriberError.
+func (s *subscription) deliver(ev *bundle.Event) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &SubscriberError{Name: s.name, Seq: ev.Seq, Panic: p}
+		}
+	}()
+	if e := s.s.Event(ev); e != nil {
+		return &SubscriberError{Name: s.name, Seq: ev.Seq, Err: e}
+	}
+	return nil
+}

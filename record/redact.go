@@ -1,0 +1,507 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// Redacted replaces every secret in a recording.
+const Redacted = "[REDACTED]"
+
+// tokenFields are the query parameters, form fields and JSON fields whose
+// values are credentials. Names match whole identifiers, case-insensitively, so
+// "token_type" or "subject_token_type" are not taken for "token".
+var tokenFields = []string{
+	"access_token", "refresh_token", "subject_token", "wsTicket", "ticket",
+	"token", "desktopBootstrapToken",
+}
+
+// fieldHints are substrings every token field name contains in one of its
+// usual spellings; text without any of them skips the field scan entirely.
+var fieldHints = [][]byte{[]byte("oken"), []byte("OKEN"), []byte("icket"), []byte("ICKET")}
+
+// minLearned is the shortest value learned from a token field or a credential
+// header as a secret. Shorter values are still replaced where they stand, but
+// replacing them everywhere would shred unrelated text ("1", "true").
+const minLearned = 6
+
+// secretSet is an immutable snapshot of the secret patterns: every secret in
+// the spellings it may take on the wire (raw, JSON-escaped, URL-escaped),
+// longest first so a secret containing another is replaced whole.
+type secretSet struct {
+	pats [][]byte
+}
+
+// redactor holds the secrets of a recording. Lookups take an atomic snapshot;
+// adding a secret copies the set, which happens a handful of times per run.
+type redactor struct {
+	mu    sync.Mutex
+	known map[string]bool
+	set   atomic.Pointer[secretSet]
+}
+
+func newRedactor(secrets []string) *redactor {
+	r := &redactor{known: map[string]bool{}}
+	r.set.Store(&secretSet{})
+	for _, s := range secrets {
+		r.add(s, false)
+	}
+	return r
+}
+
+func (r *redactor) load() *secretSet { return r.set.Load() }
+
+// add adds secret s (learned: found in a token field, so subject to
+// minLearned). It reports whether the set changed.
+func (r *redactor) add(s string, learned bool) bool {
+	if s == "" || strings.Contains(s, Redacted) || (learned && len(s) < minLearned) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.known[s] {
+		return false
+	}
+	r.known[s] = true
+	old := r.set.Load()
+	pats := slices.Clone(old.pats)
+	for _, v := range spellings(s) {
+		if !slices.ContainsFunc(pats, func(p []byte) bool { return string(p) == v }) {
+			pats = append(pats, []byte(v))
+		}
+	}
+	slices.SortStableFunc(pats, func(a, b []byte) int { return len(b) - len(a) })
+	r.set.Store(&secretSet{pats: pats})
+	return true
+}
+
+// spellings returns s as it may appear on the wire.
+func spellings(s string) []string {
+	out := []string{s}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	for _, v := range []string{
+		strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(buf.String()), `"`), `"`),
+		url.QueryEscape(s),
+		url.PathEscape(s),
+	} {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// RedactText returns s with every one of secrets, and every value of a token
+// field, replaced by "[REDACTED]". It is for text that never passes through a
+// Recorder, such as the command line written into a bundle's header.
+func RedactText(s string, secrets []string) string {
+	r := newRedactor(secrets)
+	r.learn([]byte(s))
+	return string(r.text([]byte(s), r.load()))
+}
+
+// event redacts every textual field of ev in place. It never writes into the
+// bytes or header maps ev points to: changed values are new allocations, so a
+// caller may go on relaying the original bytes.
+func (r *redactor) event(ev *bundle.Event, set *secretSet) {
+	learned := false
+	for k, vs := range ev.Header {
+		if isCredentialHeader(k) {
+			for _, v := range vs {
+				for _, s := range credentialValues(k, v) {
+					learned = r.add(s, true) || learned
+				}
+			}
+		}
+		for _, v := range vs {
+			learned = r.learn([]byte(v)) || learned
+		}
+	}
+	learned = r.learn([]byte(ev.URL)) || learned
+	learned = r.learn(ev.Body.Data) || learned
+	if learned {
+		set = r.load()
+	}
+
+	if ev.Header != nil {
+		ev.Header = r.header(ev.Header, set)
+	}
+	ev.URL = r.str(ev.URL, set)
+	ev.Reason = r.str(ev.Reason, set)
+	ev.Err = r.str(ev.Err, set)
+	ev.Name = r.str(ev.Name, set)
+	if ev.Body.Data != nil {
+		ev.Body.Data = r.text(ev.Body.Data, set)
+	}
+	if ev.Attrs != nil {
+		ev.Attrs = r.text(ev.Attrs, set)
+	}
+}
+
+func (r *redactor) str(s string, set *secretSet) string {
+	if s == "" {
+		return s
+	}
+	b := r.text([]byte(s), set)
+	if len(b) == len(s) && string(b) == s {
+		return s
+	}
+	return string(b)
+}
+
+// header returns h with credential headers masked and secrets replaced,
+// cloning h only if something changes.
+func (r *redactor) header(h http.Header, set *secretSet) http.Header {
+	var out http.Header
+	for k, vs := range h {
+		for i, v := range vs {
+			nv := v
+			if isCredentialHeader(k) {
+				nv = maskCredential(k, v)
+			}
+			nv = r.str(nv, set)
+			if nv == v {
+				continue
+			}
+			if out == nil {
+				out = h.Clone()
+			}
+			out[k][i] = nv
+		}
+	}
+	if out == nil {
+		return h
+	}
+	return out
+}
+
+func isCredentialHeader(k string) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie":
+		return true
+	}
+	return false
+}
+
+// credentialValues returns the secret parts of a credential header value: the
+// credentials after the scheme, or every cookie value.
+func credentialValues(k, v string) []string {
+	switch http.CanonicalHeaderKey(k) {
+	case "Authorization", "Proxy-Authorization":
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			return []string{strings.TrimSpace(cred)}
+		}
+		return []string{strings.TrimSpace(v)}
+	case "Set-Cookie":
+		first, _, _ := strings.Cut(v, ";")
+		if _, val, ok := strings.Cut(first, "="); ok {
+			return []string{strings.Trim(strings.TrimSpace(val), `"`)}
+		}
+	case "Cookie":
+		var out []string
+		for _, part := range strings.Split(v, ";") {
+			if _, val, ok := strings.Cut(part, "="); ok {
+				out = append(out, strings.Trim(strings.TrimSpace(val), `"`))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// maskCredential keeps the shape of a credential header (the auth scheme, the
+// cookie names and attributes) and replaces the secret parts.
+func maskCredential(k, v string) string {
+	switch http.CanonicalHeaderKey(k) {
+	case "Authorization", "Proxy-Authorization":
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			return scheme + " " + Redacted
+		}
+		return Redacted
+	case "Set-Cookie":
+		first, rest, hasRest := strings.Cut(v, ";")
+		name, _, ok := strings.Cut(first, "=")
+		if !ok {
+			return Redacted
+		}
+		if hasRest {
+			return name + "=" + Redacted + ";" + rest
+		}
+		return name + "=" + Redacted
+	case "Cookie":
+		parts := strings.Split(v, ";")
+		for i, part := range parts {
+			if name, _, ok := strings.Cut(part, "="); ok {
+				parts[i] = name + "=" + Redacted
+			} else {
+				parts[i] = Redacted
+			}
+		}
+		return strings.Join(parts, ";")
+	}
+	return v
+}
+
+// learn adds the value of every token field in b as a secret and reports
+// whether any was new.
+func (r *redactor) learn(b []byte) bool {
+	if !hasFieldHint(b) {
+		return false
+	}
+	learned := false
+	scanFields(b, func(f field) {
+		for _, s := range f.values(b) {
+			learned = r.add(s, true) || learned
+		}
+	})
+	return learned
+}
+
+// text returns b with token field values and secrets replaced. It returns b
+// itself when nothing needs replacing (the common, allocation-free path) and a
+// new slice otherwise.
+func (r *redactor) text(b []byte, set *secretSet) []byte {
+	out := b
+	if hasFieldHint(b) {
+		var fields []field
+		scanFields(b, func(f field) { fields = append(fields, f) })
+		if len(fields) > 0 {
+			out = make([]byte, 0, len(b))
+			last := 0
+			for _, f := range fields {
+				if f.start < last {
+					continue
+				}
+				out = append(out, b[last:f.start]...)
+				out = append(out, Redacted...)
+				last = f.end
+			}
+			out = append(out, b[last:]...)
+		}
+	}
+	for _, p := range set.pats {
+		out = replaceAll(out, p)
+	}
+	return out
+}
+
+// replaceAll returns b with every p replaced by Redacted; b itself is never
+// modified.
+func replaceAll(b, p []byte) []byte {
+	i := bytes.Index(b, p)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i >= 0 {
+		start := i - escapeBefore(b, i)
+		out = append(out, b[:start]...)
+		out = append(out, Redacted...)
+		b = b[i+len(p):]
+		i = bytes.Index(b, p)
+	}
+	return append(out, b...)
+}
+
+// escapeBefore returns how many bytes before b[i] belong to a JSON escape
+// sequence the match at i starts inside ("\n" or "\u00"), so the replacement
+// takes the escape with it and a JSON string stays valid.
+func escapeBefore(b []byte, i int) int {
+	if i >= 1 && b[i-1] == '\\' && oddBackslashes(b, i-1) {
+		return 1
+	}
+	for k := 2; k <= 5 && k <= i; k++ {
+		if b[i-k] == '\\' && b[i-k+1] == 'u' && allHex(b[i-k+2:i]) && oddBackslashes(b, i-k) {
+			return k
+		}
+	}
+	return 0
+}
+
+// oddBackslashes reports whether the backslash at b[j] escapes what follows:
+// it ends an odd run of backslashes.
+func oddBackslashes(b []byte, j int) bool {
+	run := 0
+	for ; j >= 0 && b[j] == '\\'; j-- {
+		run++
+	}
+	return run%2 == 1
+}
+
+func allHex(b []byte) bool {
+	for _, c := range b {
+		if !isHex(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hasFieldHint(b []byte) bool {
+	for _, h := range fieldHints {
+		if bytes.Contains(b, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// field is the value of a token field found in text: b[start:end] is replaced.
+type field struct {
+	start, end int
+	jsonString bool // the value is the inside of a JSON string literal
+	escaped    bool // ... of a JSON string literal inside another JSON string
+}
+
+// values returns the secret the field holds, in its decoded spellings.
+func (f field) values(b []byte) []string {
+	raw := string(b[f.start:f.end])
+	out := []string{raw}
+	switch {
+	case f.jsonString:
+		var s string
+		if json.Unmarshal([]byte(`"`+raw+`"`), &s) == nil && s != raw {
+			out = append(out, s)
+		}
+	case f.escaped:
+	default:
+		if s, err := url.QueryUnescape(raw); err == nil && s != raw {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isTokenField(name []byte) bool {
+	for _, f := range tokenFields {
+		if len(f) == len(name) && strings.EqualFold(f, string(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanFields calls fn for the value of every token field in b, in order of
+// position, in the spellings credentials travel in:
+//
+//	name=value          query strings, form bodies, log lines (value ends at & ; , space, quote, backslash)
+//	"name": "value"     JSON (only string values; numbers and objects are left alone)
+//	\"name\":\"value\"  JSON text inside a JSON string
+//	name: value         unquoted text such as a log line
+//
+// Replacing such a value with "[REDACTED]" keeps JSON valid.
+func scanFields(b []byte, fn func(field)) {
+	var found []field
+	for _, h := range fieldHints {
+		off := 0
+		for {
+			i := bytes.Index(b[off:], h)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(h)
+			l, e := i, i+len(h)
+			for l > 0 && isIdent(b[l-1]) {
+				l--
+			}
+			for e < len(b) && isIdent(b[e]) {
+				e++
+			}
+			off = e
+			if !isTokenField(b[l:e]) {
+				continue
+			}
+			if f, ok := fieldValue(b, e); ok {
+				found = append(found, f)
+			}
+		}
+	}
+	slices.SortFunc(found, func(a, b field) int { return a.start - b.start })
+	for _, f := range found {
+		fn(f)
+	}
+}
+
+// fieldValue parses what follows a token field name ending at p.
+func fieldValue(b []byte, p int) (field, bool) {
+	quoted, escQuoted := false, false
+	switch {
+	case p < len(b) && b[p] == '"':
+		quoted = true
+		p++
+	case p+1 < len(b) && b[p] == '\\' && b[p+1] == '"':
+		escQuoted = true
+		p += 2
+	}
+	p = skipSpace(b, p)
+	if p >= len(b) || (b[p] != ':' && b[p] != '=') {
+		return field{}, false
+	}
+	sep := b[p]
+	p = skipSpace(b, p+1)
+	if bytes.HasPrefix(b[p:], []byte(Redacted)) {
+		return field{}, false
+	}
+	switch {
+	case p < len(b) && b[p] == '"':
+		start := p + 1
+		for q := start; q < len(b); q++ {
+			switch b[q] {
+			case '\\':
+				q++
+			case '"':
+				return field{start: start, end: q, jsonString: true}, q > start && string(b[start:q]) != Redacted
+			}
+		}
+		return field{}, false
+	case p+1 < len(b) && b[p] == '\\' && b[p+1] == '"':
+		start := p + 2
+		end := bytes.Index(b[start:], []byte(`\"`))
+		if end <= 0 {
+			return field{}, false
+		}
+		return field{start: start, end: start + end, escaped: true}, string(b[start:start+end]) != Redacted
+	case sep == '=' || !(quoted || escQuoted):
+		start := p
+		for p < len(b) && !isValueEnd(b[p]) {
+			p++
+		}
+		return field{start: start, end: p}, p > start && string(b[start:p]) != Redacted
+	}
+	return field{}, false
+}
+
+func skipSpace(b []byte, p int) int {
+	for p < len(b) && (b[p] == ' ' || b[p] == '\t') {
+		p++
+	}
+	return p
+}
+
+func isValueEnd(c byte) bool {
+	switch c {
+	case '&', ';', ',', ' ', '\t', '\r', '\n', '"', '\'', '\\', '}', ']', ')', '<', '>':
+		return true
+	}
+	return false
+}
