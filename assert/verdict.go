@@ -36,6 +36,9 @@ type Milestones struct {
 	GateRequested       bool `json:"gateRequested"`
 	GateReleased        bool `json:"gateReleased"`
 	ParentGateRequested bool `json:"parentGateRequested"`
+	// Delivered: some subagent's completion was delivered or acknowledged (the
+	// live driver answers the parent's foreground gate on it in active).
+	Delivered bool `json:"delivered,omitempty"`
 }
 
 // Failure says which check failed, where, and why.

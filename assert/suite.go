@@ -1,0 +1,145 @@
+package assert
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/wireproof/wireproof/t3"
+)
+
+// Scenarios of the background-delivery suite.
+const (
+	ScenarioIdle   = "idle"
+	ScenarioActive = "active"
+	ScenarioNative = "native"
+	ScenarioNested = "nested"
+)
+
+// Suite holds what the checks of one run compare against. It is a value: the
+// checks are pure functions of their arguments, so the live engine and replay
+// reach the same failures from the same observations.
+type Suite struct {
+	Scenario string
+	Secret   string // the gate's RESULT_<uuid>; a result or message carries the work if it contains it
+}
+
+// Facts are the milestones the final checks read besides the projection.
+type Facts struct {
+	Released            bool // the child gate was released before the completing observation
+	ParentGateRequested bool // a request to the parent's foreground gate was seen
+}
+
+// fail builds a Failure for check id with the message of the live verifier.
+// The caller locates it (Seq, T, ThreadID).
+func fail(check, expected, seen string) *Failure {
+	return &Failure{Check: check, Message: Messages[check], Expected: expected, Seen: seen}
+}
+
+// diffFail is fail with a go-cmp diff of the compared values.
+func diffFail(check string, want, got any) *Failure {
+	f := fail(check, fmt.Sprint(want), fmt.Sprint(got))
+	f.Diff = cmp.Diff(want, got, cmpopts.EquateEmpty())
+	return f
+}
+
+// lastRunID names the newest run of p, for context in a failure.
+func lastRunID(p *t3.Projection) string {
+	if len(p.Runs) == 0 {
+		return ""
+	}
+	return p.Runs[len(p.Runs)-1].ID
+}
+
+// Observe runs the per-observation invariants, in the live verifier's order, on
+// one projection of the parent thread. released says whether the child gate had
+// been released before this observation.
+func (s Suite) Observe(p *t3.Projection, released bool) *Failure {
+	for _, r := range p.Runs {
+		if r.Status == t3.RunFailed {
+			f := fail(CheckParentNotFailed, "no run failed", fmt.Sprintf("run %s (ordinal %d) is failed", r.ID, r.Ordinal))
+			f.RunID = r.ID
+			return f
+		}
+	}
+	if !released {
+		for _, a := range p.Subagents {
+			if t3.SubagentTerminal(a.Status) {
+				f := fail(CheckNoEarlyTerminalChild, "no terminal subagent before the gate was released",
+					fmt.Sprintf("subagent %s (%s) is %s before the gate was released", a.ID, a.Origin, a.Status))
+				f.RunID = lastRunID(p)
+				return f
+			}
+		}
+	}
+	for _, a := range p.Subagents {
+		if t3.SubagentTerminal(a.Status) && !resultHas(a.Result, s.Secret) {
+			f := fail(CheckTerminalChildSecret, fmt.Sprintf("the result of terminal subagent %s contains %s", a.ID, s.Secret),
+				fmt.Sprintf("subagent %s is %s with result %s", a.ID, a.Status, showResult(a.Result)))
+			f.RunID = lastRunID(p)
+			return f
+		}
+	}
+	return nil
+}
+
+// Completed reports whether p proves delivery: an assistant message carries the
+// secret and every run is terminal (vacuously true with no runs, as in the
+// reference).
+func (s Suite) Completed(p *t3.Projection) bool {
+	if len(AcknowledgementIDs(p, s.Secret)) == 0 {
+		return false
+	}
+	for _, r := range p.Runs {
+		if !t3.RunTerminal(r.Status) {
+			return false
+		}
+	}
+	return true
+}
+
+// ParentFinished is the reference's parentFinished for a parent observation: its
+// first run completed.
+func ParentFinished(p *t3.Projection) bool {
+	return len(p.Runs) > 0 && p.Runs[0].Status == t3.RunCompleted
+}
+
+// NestedChildFinished is the reference's nestedChildFinished for a child
+// observation: the child's first run completed and it has delegated once.
+func NestedChildFinished(child *t3.Projection) bool {
+	return len(child.Runs) > 0 && child.Runs[0].Status == t3.RunCompleted && len(child.Subagents) == 1
+}
+
+// Delivered reports whether some subagent's completion reached the parent.
+func Delivered(p *t3.Projection) bool {
+	for _, a := range p.Subagents {
+		if d := a.CompletionDelivery; d != nil && (d.State == t3.DeliveryDelivered || d.State == t3.DeliveryAcknowledged) {
+			return true
+		}
+	}
+	return false
+}
+
+// AcknowledgementIDs are the ids of the assistant messages carrying the secret.
+func AcknowledgementIDs(p *t3.Projection, secret string) []string {
+	var ids []string
+	for _, m := range p.Messages {
+		if m.Role == t3.RoleAssistant && strings.Contains(m.Text, secret) {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+func resultHas(result *string, secret string) bool {
+	return result != nil && strings.Contains(*result, secret)
+}
+
+func showResult(result *string) string {
+	if result == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", *result)
+}

@@ -1,0 +1,330 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// Outcome is how an RPC call ended.
+type Outcome string
+
+const (
+	OutcomeOpen    Outcome = "open"    // no end seen yet
+	OutcomeSuccess Outcome = "success" // Exit Success
+	OutcomeFailure Outcome = "failure" // Exit Failure (typed error, defect or interruption: see Call.Cause)
+	OutcomeDefect  Outcome = "defect"  // a connection-wide Defect failed it
+	// OutcomeUnknown: the server was stopped, the socket closed or the bundle
+	// ended while the call was open. Neither failed nor succeeded.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// Call is one RPC call, from its Request to the message that ended it.
+type Call struct {
+	Conn        string
+	ID          string // the request id's key
+	Method      string
+	ThreadID    string // payload.threadId, when the payload has one
+	RequestSeq  uint64
+	Chunks      int
+	Acks        int
+	Interrupted bool // the client sent an Interrupt
+	Outcome     Outcome
+	EndSeq      uint64
+	Exit        *t3.Exit
+	Cause       *Cause // Exit Failure, decoded
+	Reason      string // why the outcome is unknown or a defect, in words
+}
+
+// RPCEvent is one step of the decoded RPC timeline, handed to the
+// Correlator's callback in seq order.
+type RPCEvent struct {
+	Seq     uint64
+	T       int64
+	Conn    string
+	Dir     bundle.Dir
+	Message *Message // nil for an end without a message (unknown outcome, defect fan-out) and for errors
+	Call    *Call    // the call the message belongs to, if any
+	Ended   bool     // this event ended Call
+	Err     error    // the frame (or part of it) could not be decoded; Raw holds it
+	Raw     []byte
+}
+
+// DefaultMaxLine caps a buffered ndjson line, as Effect does.
+const DefaultMaxLine = 16 << 20
+
+// Correlator rebuilds RPC calls from WebSocket events: frames are split into
+// messages (Effect json, array frames, ndjson with lines split across frames,
+// JSON-RPC 2.0) and messages are matched to calls by request id key. Closed
+// calls are forgotten, so memory is bounded by the open calls and partial
+// lines. Not safe for concurrent use.
+type Correlator struct {
+	emit    func(*RPCEvent)
+	conns   map[string]*wsConn
+	maxLine int
+}
+
+// NewCorrelator returns a Correlator that reports every step to emit. The
+// event passed to emit is reused after emit returns.
+func NewCorrelator(emit func(*RPCEvent)) *Correlator {
+	return &Correlator{emit: emit, conns: map[string]*wsConn{}, maxLine: DefaultMaxLine}
+}
+
+type framing int
+
+const (
+	framingUnknown framing = iota
+	framingJSON            // one message (or array of messages) per frame
+	framingNDJSON          // newline-terminated messages, split freely across frames
+)
+
+type wsConn struct {
+	id    string
+	rpc   bool // known to carry RPC: path /ws or a frame decoded as RPC
+	calls map[string]*Call
+	dirs  [2]dirState
+}
+
+type dirState struct {
+	framing framing
+	buf     []byte
+	bufSeq  uint64 // seq of the frame that started buf
+}
+
+func dirIndex(d bundle.Dir) int {
+	if d == bundle.DirServerToClient {
+		return 1
+	}
+	return 0
+}
+
+func (c *Correlator) conn(id string) *wsConn {
+	w := c.conns[id]
+	if w == nil {
+		w = &wsConn{id: id, calls: map[string]*Call{}}
+		c.conns[id] = w
+	}
+	return w
+}
+
+// Feed takes ws.open, ws.message and ws.close events; other kinds are ignored.
+// Use ServerStopped for the server's proc.exit and End at the end of the stream.
+func (c *Correlator) Feed(ev *bundle.Event) {
+	switch ev.Kind {
+	case bundle.KindWSOpen:
+		w := c.conn(ev.Conn)
+		if u, err := url.Parse(ev.URL); err == nil && u.Path == t3.PathWebSocket {
+			w.rpc = true
+		}
+	case bundle.KindWSMessage:
+		c.frame(ev)
+	case bundle.KindWSClose:
+		if w := c.conns[ev.Conn]; w != nil {
+			why := "the socket closed"
+			if ev.Code != 0 {
+				why = fmt.Sprintf("the socket closed (%d %s)", ev.Code, ev.Reason)
+			}
+			if ev.Err != "" {
+				why += ": " + ev.Err
+			}
+			c.endAll(w, ev, OutcomeUnknown, why)
+			delete(c.conns, ev.Conn)
+		}
+	}
+}
+
+// ServerStopped ends every open call on every socket with an unknown outcome:
+// the server process exited, so no answer can come.
+func (c *Correlator) ServerStopped(ev *bundle.Event) {
+	for _, id := range sortedKeys(c.conns) {
+		c.endAll(c.conns[id], ev, OutcomeUnknown, "the server stopped")
+	}
+}
+
+// End ends every open call with an unknown outcome (the bundle ended) and
+// reports partial lines still buffered. ev locates the end (the last event).
+func (c *Correlator) End(ev *bundle.Event) {
+	for _, id := range sortedKeys(c.conns) {
+		c.endAll(c.conns[id], ev, OutcomeUnknown, "the bundle ended")
+	}
+}
+
+// OpenCalls returns the calls still open, ordered by request seq.
+func (c *Correlator) OpenCalls() []*Call {
+	var out []*Call
+	for _, w := range c.conns {
+		for _, call := range w.calls {
+			out = append(out, call)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].RequestSeq < out[j].RequestSeq })
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (c *Correlator) endAll(w *wsConn, ev *bundle.Event, outcome Outcome, why string) {
+	c.flushPartial(w, ev, why)
+	c.endCalls(w, ev, outcome, why)
+}
+
+// flushPartial reports partial lines that can no longer complete.
+func (c *Correlator) flushPartial(w *wsConn, ev *bundle.Event, why string) {
+	for i := range w.dirs {
+		d := &w.dirs[i]
+		if len(d.buf) > 0 && w.rpc {
+			c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: fmt.Errorf("incomplete message left when %s (started at seq %d)", why, d.bufSeq), Raw: d.buf})
+		}
+		d.buf = nil
+	}
+}
+
+func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why string) {
+	calls := make([]*Call, 0, len(w.calls))
+	for _, call := range w.calls {
+		calls = append(calls, call)
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
+	for _, call := range calls {
+		call.Outcome, call.EndSeq, call.Reason = outcome, ev.Seq, why
+		delete(w.calls, call.ID)
+		c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Call: call, Ended: true})
+	}
+}
+
+// frame splits one ws.message into messages according to the direction's framing.
+func (c *Correlator) frame(ev *bundle.Event) {
+	w := c.conn(ev.Conn)
+	d := &w.dirs[dirIndex(ev.Dir)]
+	data := ev.Body.Data
+	if len(d.buf) == 0 && d.framing != framingNDJSON {
+		msgs, err := DecodeMessages(data)
+		if err == nil {
+			if d.framing == framingUnknown {
+				d.framing = framingJSON
+				if bytes.IndexByte(bytes.TrimRight(data, "\r\n"), '\n') >= 0 {
+					d.framing = framingNDJSON
+				}
+			}
+			w.rpc = true
+			for i := range msgs {
+				c.message(w, ev, &msgs[i])
+			}
+			return
+		}
+		if d.framing == framingJSON || json.Valid(data) {
+			c.decodeError(w, ev, err, data)
+			return
+		}
+	}
+	// Line framing: buffer and cut complete lines.
+	if len(d.buf) == 0 {
+		d.bufSeq = ev.Seq
+	}
+	d.buf = append(d.buf, data...)
+	for {
+		i := bytes.IndexByte(d.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimSpace(d.buf[:i])
+		rest := d.buf[i+1:]
+		if len(line) > 0 {
+			msgs, err := DecodeMessages(line)
+			if err != nil {
+				c.decodeError(w, ev, err, line)
+			} else {
+				d.framing = framingNDJSON
+				w.rpc = true
+				for j := range msgs {
+					c.message(w, ev, &msgs[j])
+				}
+			}
+		}
+		d.buf = rest
+		d.bufSeq = ev.Seq
+	}
+	if len(d.buf) == 0 {
+		d.buf = nil
+	} else if len(d.buf) > c.maxLine {
+		c.decodeError(w, ev, fmt.Errorf("ndjson line longer than %d bytes (started at seq %d)", c.maxLine, d.bufSeq), d.buf[:256])
+		d.buf = nil
+	} else {
+		d.buf = append([]byte(nil), d.buf...) // do not keep the event's body alive
+	}
+}
+
+func (c *Correlator) decodeError(w *wsConn, ev *bundle.Event, err error, raw []byte) {
+	if !w.rpc {
+		return // not (yet) known to be an RPC socket: its frames are not ours to judge
+	}
+	c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Err: err, Raw: raw})
+}
+
+// errNoCall reports a message for an id with no open call.
+var errNoCall = errors.New("no open call with this id")
+
+func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
+	out := RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Message: m}
+	switch m.Tag {
+	case t3.TagRequest:
+		if _, dup := w.calls[m.ID]; dup {
+			out.Err = fmt.Errorf("request id %s reused while its call is open", m.ID)
+			break
+		}
+		call := &Call{Conn: w.id, ID: m.ID, Method: m.Method, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
+		var p struct {
+			ThreadID string `json:"threadId"`
+		}
+		if json.Unmarshal(m.Payload, &p) == nil {
+			call.ThreadID = p.ThreadID
+		}
+		w.calls[m.ID] = call
+		out.Call = call
+	case t3.TagChunk, t3.TagAck, t3.TagInterrupt, t3.TagExit:
+		call := w.calls[m.ID]
+		if call == nil {
+			out.Err = fmt.Errorf("%s for id %s: %w", m.Tag, m.ID, errNoCall)
+			break
+		}
+		out.Call = call
+		switch m.Tag {
+		case t3.TagChunk:
+			call.Chunks++
+		case t3.TagAck:
+			call.Acks++
+		case t3.TagInterrupt:
+			call.Interrupted = true
+		case t3.TagExit:
+			call.Exit, call.EndSeq, out.Ended = m.Exit, ev.Seq, true
+			call.Outcome = OutcomeSuccess
+			if m.Exit.Tag == t3.ExitFailure {
+				call.Outcome = OutcomeFailure
+				cause, err := DecodeCause(m.Exit.Cause)
+				if err != nil {
+					call.Reason = "undecodable cause: " + err.Error()
+				}
+				call.Cause = &cause
+			}
+			delete(w.calls, m.ID)
+		}
+	case t3.TagDefect:
+		c.emit(&out)
+		c.endCalls(w, ev, OutcomeDefect, "connection defect: "+clip(m.Defect, 200))
+		return
+	}
+	c.emit(&out)
+}

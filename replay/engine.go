@@ -1,0 +1,357 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// Engine phases reported in Status.Phase. PhaseRunning ("running") is shared
+// with the driver's phase marks.
+const (
+	// PhaseNestedRead: the nested main checks passed; the driver must read the
+	// child thread (Status.ChildThreadID) with getThreadProjection. The first
+	// child observation after this is the nested read.
+	PhaseNestedRead = "nested-read"
+	// PhaseRestart: the main checks passed; the driver must restart the server
+	// and read the thread over HTTP.
+	PhaseRestart = "restart"
+	PhasePassed  = "passed"
+	PhaseFailed  = "failed"
+)
+
+// Status is the engine's progress, which the live driver acts on.
+type Status struct {
+	Phase         string
+	ChildThreadID string // set in PhaseNestedRead
+	Failure       *assert.Failure
+	Milestones    assert.Milestones
+}
+
+// EngineOptions tune the engine. A nil *EngineOptions means the defaults.
+type EngineOptions struct {
+	// MaxBody caps a buffered HTTP response body (thread reads); 0 means 64 MiB.
+	MaxBody int
+	// MaxDecodeErrors caps the decode errors kept (all are counted); 0 means 100.
+	MaxDecodeErrors int
+}
+
+// DecodeError is a frame or body that could not be decoded. It is kept and
+// shown, never dropped silently.
+type DecodeError struct {
+	Seq  uint64 `json:"seq"`
+	Conn string `json:"conn,omitempty"`
+	Err  string `json:"err"`
+	Raw  string `json:"raw,omitempty"` // the first bytes of what could not be decoded
+}
+
+// SeqGapError is a broken stream: events must arrive gapless and in seq order.
+type SeqGapError struct{ Want, Got uint64 }
+
+func (e *SeqGapError) Error() string {
+	return fmt.Sprintf("event stream broken: expected seq %d, got %d", e.Want, e.Got)
+}
+
+// Restart stages after the main checks passed.
+const (
+	restartWaitMark  = iota // waiting for MarkRestart
+	restartWaitReady        // MarkRestart seen, waiting for the server's proc.ready
+	restartWaitRead         // waiting for the HTTP read of the parent thread
+)
+
+// Engine computes a verdict from the ordered event stream of one run. It is
+// what the live driver runs on every recorded event and what replay runs on
+// the file, so both reach the same verdict. Once decided, the verdict is
+// sticky: later events (shutdown, the verdict event, the trailer) are
+// ignored. Memory is bounded by the latest projections of the parent and
+// child threads and the open calls, not by the stream. Not safe for
+// concurrent use; see Live.
+type Engine struct {
+	maxBody, maxErrs int
+
+	started bool
+	next    uint64
+	events  uint64
+	lastSeq uint64 // last event that mattered to the checks
+	lastT   int64
+
+	scenario       string // from MarkRun, else the header's manifest
+	info           *RunInfo
+	suite          assert.Suite
+	parentThread   string
+	gatePath       string
+	parentGatePath string
+
+	corr     *Correlator
+	http     map[string]*exchange
+	released bool
+
+	serverConn      string
+	serverSignalled bool
+
+	phase          string
+	ms             assert.Milestones
+	watchedChild   string          // the nested child whose progress drives nestedChildFinished
+	nestedChild    string          // the child the nested read is for
+	lastParent     *t3.Projection  // latest parent observation
+	final          *t3.Projection  // the completing observation
+	finalAt        *bundle.Event   // where it was seen
+	restartStage   int             // restartWait*
+	reachedRestart bool            // the main checks passed
+	failure        *assert.Failure // set when decided failed
+	runCount       int
+	ackIDs         []string
+
+	decodeErrors []DecodeError
+	decodeCount  int
+}
+
+// NewEngine returns an engine waiting for the first event.
+func NewEngine(opts *EngineOptions) *Engine {
+	e := &Engine{maxBody: 64 << 20, maxErrs: 100, phase: PhaseRunning, serverConn: "server", http: map[string]*exchange{}}
+	if opts != nil {
+		if opts.MaxBody > 0 {
+			e.maxBody = opts.MaxBody
+		}
+		if opts.MaxDecodeErrors > 0 {
+			e.maxErrs = opts.MaxDecodeErrors
+		}
+	}
+	e.corr = NewCorrelator(e.onRPC)
+	return e
+}
+
+func (e *Engine) decided() bool { return e.phase == PhasePassed || e.phase == PhaseFailed }
+
+// Feed takes the next event. Events must come in seq order without gaps (the
+// first may have any seq); a gap is the only error. Undecodable payloads are
+// kept as decode errors, not returned.
+func (e *Engine) Feed(ev *bundle.Event) error {
+	if e.started && ev.Seq != e.next {
+		return &SeqGapError{Want: e.next, Got: ev.Seq}
+	}
+	e.started, e.next = true, ev.Seq+1
+	e.events++
+	if e.decided() {
+		return nil
+	}
+	switch ev.Kind {
+	case bundle.KindHeader:
+		var h bundle.Header
+		if json.Unmarshal(ev.Body.Data, &h) == nil && e.scenario == "" {
+			e.scenario = h.Manifest.Scenario
+		}
+		return nil
+	case bundle.KindMark:
+		e.mark(ev)
+	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose:
+		e.corr.Feed(ev)
+	case bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+		e.httpEvent(ev)
+	case bundle.KindGateRequest, bundle.KindGateRelease:
+		e.gate(ev)
+	case bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit:
+		e.proc(ev)
+	case bundle.KindVerdict:
+		// The live driver finalized here: an undecided engine finalizes too, at
+		// the last event that mattered, as Verdict did live.
+		e.finalize()
+		return nil
+	default:
+		return nil // logs, stdio, artifacts, trailer: no check reads them
+	}
+	e.lastSeq, e.lastT = ev.Seq, ev.T
+	return nil
+}
+
+// Events is the number of events fed.
+func (e *Engine) Events() uint64 { return e.events }
+
+// DecodeErrors returns the first decode errors kept and the total count.
+func (e *Engine) DecodeErrors() ([]DecodeError, int) { return e.decodeErrors, e.decodeCount }
+
+// Status reports the phase, milestones and failure so far.
+func (e *Engine) Status() Status {
+	s := Status{Phase: e.phase, Milestones: e.ms, Failure: e.failure}
+	if e.phase == PhaseNestedRead {
+		s.ChildThreadID = e.nestedChild
+	}
+	return s
+}
+
+// Verdict returns the verdict for everything fed so far. If none was decided,
+// it decides now that the stream ended before the run finished
+// (stream-delivered), located at the last event that mattered, and sticks.
+func (e *Engine) Verdict() assert.Verdict {
+	e.finalize()
+	v := assert.Verdict{Status: assert.StatusPassed, Scenario: e.scenario, ThreadID: e.parentThread}
+	if e.final != nil {
+		v.RunCount, v.AcknowledgementIDs = e.runCount, e.ackIDs
+	}
+	if e.phase == PhasePassed {
+		v.Restart = assert.StatusPassed
+		return v
+	}
+	v.Status = assert.StatusFailed
+	f := *e.failure
+	v.Failure = &f
+	ms := e.ms
+	v.Milestones = &ms
+	v.Restart = "skipped"
+	if e.reachedRestart {
+		v.Restart = assert.StatusFailed
+	}
+	return v
+}
+
+func (e *Engine) finalize() {
+	if e.decided() {
+		return
+	}
+	e.corr.End(&bundle.Event{Seq: e.lastSeq, T: e.lastT})
+	if e.decided() {
+		return
+	}
+	var seen string
+	switch {
+	case e.info == nil:
+		seen = "the bundle ended before the run began (no run mark)"
+	case e.phase == PhaseNestedRead:
+		seen = fmt.Sprintf("the bundle ended before the nested read of child thread %s", e.nestedChild)
+	case e.phase == PhaseRestart:
+		seen = "the bundle ended before the restart read: " + [...]string{"no restart mark", "the restarted server never became ready", "no HTTP read of the thread after the restart"}[e.restartStage]
+	default:
+		seen = "the bundle ended before delivery was proven; last seen: " + assert.Summary(e.lastParent)
+	}
+	e.fail(&assert.Failure{Check: assert.CheckStreamDelivered, Message: assert.Messages[assert.CheckStreamDelivered],
+		Expected: "an observation with the secret acknowledged and every run terminal", Seen: seen}, e.lastSeq, e.lastT, e.parentThread)
+}
+
+// fail decides the verdict as failed with f located at seq/t.
+func (e *Engine) fail(f *assert.Failure, seq uint64, t int64, thread string) {
+	if e.decided() {
+		return
+	}
+	f.Seq, f.T = seq, t
+	if f.ThreadID == "" {
+		f.ThreadID = thread
+	}
+	if f.RunID == "" && thread == e.parentThread && e.lastParent != nil && len(e.lastParent.Runs) > 0 {
+		f.RunID = e.lastParent.Runs[len(e.lastParent.Runs)-1].ID
+	}
+	e.failure = f
+	e.phase = PhaseFailed
+}
+
+func failure(check, expected, seen string) *assert.Failure {
+	return &assert.Failure{Check: check, Message: assert.Messages[check], Expected: expected, Seen: seen}
+}
+
+// mark handles the driver's marks.
+func (e *Engine) mark(ev *bundle.Event) {
+	switch ev.Name {
+	case MarkRun:
+		var info RunInfo
+		if err := json.Unmarshal(ev.Body.Data, &info); err != nil {
+			e.keepError(ev.Seq, ev.Conn, fmt.Errorf("run mark: %w", err), ev.Body.Data)
+			return
+		}
+		e.info = &info
+		if info.Scenario != "" {
+			e.scenario = info.Scenario
+		}
+		e.suite = assert.Suite{Scenario: e.scenario, Secret: info.Secret}
+		e.parentThread = info.ThreadID
+		if u, err := url.Parse(info.GateURL); err == nil && info.GateURL != "" {
+			e.gatePath = u.Path
+			e.parentGatePath = u.Path + "/parent"
+		}
+		if e.scenario != assert.ScenarioNested {
+			e.ms.NestedChildFinished = true // as the reference initialises it
+		}
+	case MarkRestart:
+		if e.phase == PhaseRestart && e.restartStage == restartWaitMark {
+			e.restartStage = restartWaitReady
+		}
+	case MarkDeadline:
+		var b struct {
+			TimeoutSeconds float64 `json:"timeoutSeconds"`
+		}
+		_ = json.Unmarshal(ev.Body.Data, &b)
+		e.fail(failure(assert.CheckDeadline, "the run finished before its timeout",
+			fmt.Sprintf("the %gs timeout expired in phase %s", b.TimeoutSeconds, e.phase)), ev.Seq, ev.T, e.parentThread)
+	case MarkInterrupted:
+		e.fail(failure(assert.CheckInterrupted, "the run to finish", "the driver was interrupted in phase "+e.phase), ev.Seq, ev.T, e.parentThread)
+	case MarkSetupFailed:
+		var b struct {
+			Step  string `json:"step"`
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(ev.Body.Data, &b)
+		e.fail(failure(assert.CheckSetup, "setup to succeed", fmt.Sprintf("step %s failed: %s", b.Step, b.Error)), ev.Seq, ev.T, e.parentThread)
+	}
+}
+
+// gate handles gate requests and releases.
+func (e *Engine) gate(ev *bundle.Event) {
+	path := ev.URL
+	if u, err := url.Parse(ev.URL); err == nil {
+		path = u.Path
+	}
+	if e.gatePath == "" {
+		return
+	}
+	switch {
+	case ev.Kind == bundle.KindGateRequest && path == e.gatePath:
+		e.ms.GateRequested = true
+	case ev.Kind == bundle.KindGateRequest && path == e.parentGatePath:
+		e.ms.ParentGateRequested = true
+		e.ms.ParentFinished = true // the reference marks the parent finished when it enters the gate
+	case ev.Kind == bundle.KindGateRelease && path == e.gatePath:
+		e.released = true
+		e.ms.GateReleased = true
+	}
+}
+
+// proc handles the server's lifecycle: an exit nobody asked for fails the run;
+// any exit ends the calls still open.
+func (e *Engine) proc(ev *bundle.Event) {
+	if ev.Conn != e.serverConn {
+		return
+	}
+	switch ev.Kind {
+	case bundle.KindProcStart:
+		e.serverSignalled = false
+	case bundle.KindProcSignal:
+		e.serverSignalled = true
+	case bundle.KindProcReady:
+		if e.phase == PhaseRestart && e.restartStage == restartWaitReady {
+			e.restartStage = restartWaitRead
+		}
+	case bundle.KindProcExit:
+		if !e.serverSignalled {
+			how := fmt.Sprintf("exit code %d", ev.Code)
+			if ev.Name != "" {
+				how = "signal " + ev.Name
+			}
+			if ev.Err != "" {
+				how += " (" + ev.Err + ")"
+			}
+			e.fail(failure(assert.CheckServerAlive, "the server to keep running until it is stopped",
+				fmt.Sprintf("the server died with %s at t=%.3fs (seq %d) in phase %s without being asked to stop", how, float64(ev.T)/1e9, ev.Seq, e.phase)),
+				ev.Seq, ev.T, e.parentThread)
+		}
+		e.corr.ServerStopped(ev)
+	}
+}
+
+func (e *Engine) keepError(seq uint64, conn string, err error, raw []byte) {
+	e.decodeCount++
+	if len(e.decodeErrors) < e.maxErrs {
+		e.decodeErrors = append(e.decodeErrors, DecodeError{Seq: seq, Conn: conn, Err: err.Error(), Raw: clip(raw, 256)})
+	}
+}

@@ -1,0 +1,192 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// interesting reports whether projections of thread are read by any check:
+// only those are decoded.
+func (e *Engine) interesting(thread string) bool {
+	return thread != "" && (thread == e.parentThread || thread == e.watchedChild || thread == e.nestedChild)
+}
+
+// onRPC receives the correlated RPC timeline.
+func (e *Engine) onRPC(r *RPCEvent) {
+	if r.Err != nil {
+		e.keepError(r.Seq, r.Conn, r.Err, r.Raw)
+		return
+	}
+	call := r.Call
+	if call == nil || e.decided() {
+		return
+	}
+	if call.Method == t3.MethodLaunchThread && e.parentThread == "" && call.ThreadID != "" && r.Message != nil && r.Message.Tag == t3.TagRequest {
+		e.parentThread = call.ThreadID // no run mark: the launched thread is the parent
+	}
+	at := &bundle.Event{Seq: r.Seq, T: r.T}
+	if m := r.Message; m != nil {
+		switch {
+		case m.Tag == t3.TagChunk && call.Method == t3.MethodSubscribe && e.interesting(call.ThreadID):
+			e.streamItems(call, m.Values, at)
+		case m.Tag == t3.TagExit && m.Exit.Tag == t3.ExitSuccess:
+			e.exitValue(call, m.Exit.Value, at)
+		}
+	}
+	if r.Ended && call.Outcome != OutcomeSuccess || r.Ended && call.Method == t3.MethodSubscribe {
+		e.callEnded(call, at)
+	}
+}
+
+// streamItems observes the snapshot items of a subscribeThread chunk.
+func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Event) {
+	var items []struct {
+		Kind       string         `json:"kind"`
+		Projection *t3.Projection `json:"projection"`
+	}
+	if err := json.Unmarshal(values, &items); err != nil {
+		e.keepError(at.Seq, call.Conn, fmt.Errorf("subscribeThread chunk: %w", err), values)
+		return
+	}
+	for _, it := range items {
+		if it.Kind == t3.ItemKindSnapshot && it.Projection != nil {
+			e.observe(call.ThreadID, it.Projection, at)
+		}
+	}
+}
+
+// exitValue observes the projection in a successful launchThread or
+// getThreadProjection answer.
+func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) {
+	switch call.Method {
+	case t3.MethodLaunchThread:
+		if !e.interesting(call.ThreadID) {
+			return
+		}
+		var v struct {
+			ThreadID   string         `json:"threadId"`
+			Projection *t3.Projection `json:"projection"`
+		}
+		if err := json.Unmarshal(value, &v); err != nil {
+			e.keepError(at.Seq, call.Conn, fmt.Errorf("launchThread answer: %w", err), value)
+			return
+		}
+		if v.Projection != nil {
+			e.observe(call.ThreadID, v.Projection, at)
+		}
+	case t3.MethodGetProjection:
+		if !e.interesting(call.ThreadID) {
+			return
+		}
+		var p t3.Projection
+		if err := json.Unmarshal(value, &p); err != nil {
+			e.keepError(at.Seq, call.Conn, fmt.Errorf("getThreadProjection answer: %w", err), value)
+			return
+		}
+		e.observe(call.ThreadID, &p, at)
+	}
+}
+
+// callEnded judges calls that ended without an answer the checks can use.
+func (e *Engine) callEnded(call *Call, at *bundle.Event) {
+	how := describeEnd(call)
+	switch {
+	case call.Method == t3.MethodLaunchThread && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
+		e.fail(failure(assert.CheckSetup, "launchThread to succeed", "launchThread "+how), at.Seq, at.T, e.parentThread)
+	case call.Method == t3.MethodSubscribe && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
+		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
+			"the parent's subscription "+how+" before delivery was proven; last seen: "+assert.Summary(e.lastParent)), at.Seq, at.T, e.parentThread)
+	case call.Method == t3.MethodGetProjection && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
+		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
+			"getThreadProjection of the parent "+how+"; last seen: "+assert.Summary(e.lastParent)), at.Seq, at.T, e.parentThread)
+	case call.Method == t3.MethodGetProjection && call.ThreadID == e.nestedChild && e.phase == PhaseNestedRead:
+		e.fail(failure(assert.CheckNestedGrandchild, "a projection of the child thread", "getThreadProjection of the child "+how), at.Seq, at.T, e.nestedChild)
+	}
+}
+
+// describeEnd says how a call ended, in words.
+func describeEnd(c *Call) string {
+	switch c.Outcome {
+	case OutcomeSuccess:
+		return fmt.Sprintf("ended normally after %d chunk(s)", c.Chunks)
+	case OutcomeFailure:
+		s := "failed"
+		if c.Cause != nil {
+			s += ": " + c.Cause.String()
+		}
+		if c.Reason != "" {
+			s += " (" + c.Reason + ")"
+		}
+		return s
+	case OutcomeDefect:
+		return "failed by " + c.Reason
+	default:
+		return "ended with an unknown outcome: " + c.Reason
+	}
+}
+
+// observe runs the checks on one projection of a thread.
+func (e *Engine) observe(thread string, p *t3.Projection, at *bundle.Event) {
+	if e.decided() {
+		return
+	}
+	if thread != e.parentThread {
+		if thread == e.watchedChild || thread == e.nestedChild {
+			e.ms.NestedChildFinished = assert.NestedChildFinished(p)
+		}
+		if thread == e.nestedChild && e.phase == PhaseNestedRead {
+			if f := e.suite.NestedChecks(p); f != nil {
+				e.fail(f, at.Seq, at.T, thread)
+				return
+			}
+			e.closing(at)
+		}
+		return
+	}
+	if e.phase != PhaseRunning {
+		return
+	}
+	e.lastParent = p
+	if f := e.suite.Observe(p, e.released); f != nil {
+		e.fail(f, at.Seq, at.T, thread)
+		return
+	}
+	if e.scenario != assert.ScenarioActive {
+		e.ms.ParentFinished = assert.ParentFinished(p)
+	}
+	if assert.Delivered(p) {
+		e.ms.Delivered = true
+	}
+	if e.scenario == assert.ScenarioNested && e.watchedChild == "" {
+		e.watchedChild = assert.NestedChildThread(p)
+	}
+	if !e.suite.Completed(p) {
+		return
+	}
+	e.final, e.finalAt = p, at
+	e.runCount, e.ackIDs = len(p.Runs), assert.AcknowledgementIDs(p, e.suite.Secret)
+	if f := e.suite.MainChecks(p, assert.Facts{Released: e.released, ParentGateRequested: e.ms.ParentGateRequested}); f != nil {
+		e.fail(f, at.Seq, at.T, thread)
+		return
+	}
+	if e.scenario == assert.ScenarioNested {
+		e.nestedChild = assert.NestedChildThread(p)
+		e.phase = PhaseNestedRead
+		return
+	}
+	e.closing(at)
+}
+
+// closing runs the checks after the nested read, on the completing
+// observation, and moves on to the restart.
+func (e *Engine) closing(at *bundle.Event) {
+	if f := e.suite.ClosingChecks(e.final, assert.Facts{Released: e.released, ParentGateRequested: e.ms.ParentGateRequested}); f != nil {
+		e.fail(f, at.Seq, at.T, e.parentThread)
+		return
+	}
+	e.phase, e.restartStage, e.reachedRestart = PhaseRestart, restartWaitMark, true
+}
