@@ -1,0 +1,414 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ReaderOptions configure a Reader. A nil *ReaderOptions means all defaults.
+type ReaderOptions struct {
+	// Name is used in error messages. Open sets it to the path.
+	Name string
+	// MaxLine caps the length of one line; a longer line is a FormatError.
+	// Default DefaultMaxLine, which holds a 64 MiB message base64-encoded.
+	MaxLine int
+	// MaxDecoderMemory caps the zstd window, and so the decoder's memory.
+	// Default DefaultMaxDecoderMemory.
+	MaxDecoderMemory uint64
+	// SkipBody, when set, is asked for each event's kind; when it returns
+	// true the payload is not decoded and Body.Data is nil. The envelope is
+	// still checked in full. A replayer that only needs some families (say,
+	// ws.message but not proc.log) skips the base64 and unescaping work of
+	// the rest.
+	SkipBody func(Kind) bool
+}
+
+// Defaults of ReaderOptions.
+const (
+	DefaultMaxLine          = 80 << 20
+	DefaultMaxDecoderMemory = 64 << 20
+)
+
+// zstdMagic starts every zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// Reader reads a bundle as a stream of events, in bounded memory. It is not
+// safe for concurrent use.
+//
+// Next stops with io.EOF at the trailer, or at the end of a stream that has
+// none, which is what a killed recorder leaves: every complete line before the
+// cut is returned and Truncated reports the cut. Broken content before the end
+// (a line that is not an event, a gap in seq, t going backwards, a trailer that
+// does not match) is a *FormatError.
+type Reader struct {
+	name    string
+	file    *os.File
+	src     *sourceReader
+	dec     *zstd.Decoder
+	br      *bufio.Reader
+	maxLine int
+	long    []byte // assembles lines longer than br's buffer
+	line    []byte // the last line returned, for Line
+	lineNo  int
+	d       lineDecoder
+
+	header     Header
+	headerLine []byte
+	digest     hash.Hash
+	bytes      int64
+	kinds      map[Kind]uint64
+	nextSeq    uint64
+	lastT      int64
+	trailer    *Trailer
+	truncated  bool
+	reason     string
+	done       bool
+	err        error
+}
+
+// sourceReader remembers the error of the underlying reader, so that an I/O
+// error is told apart from a stream that was merely cut short.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.err = err
+	}
+	return n, err
+}
+
+// Open opens the bundle at path and reads its header.
+func Open(path string, opts *ReaderOptions) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = path
+	}
+	r, err := NewReader(f, &o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// NewReader starts reading a bundle from in and reads and checks its header.
+func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.MaxDecoderMemory == 0 {
+		o.MaxDecoderMemory = DefaultMaxDecoderMemory
+	}
+	r := &Reader{
+		name:    o.Name,
+		src:     &sourceReader{r: in},
+		maxLine: o.MaxLine,
+		digest:  sha256.New(),
+		kinds:   make(map[Kind]uint64),
+		d:       lineDecoder{skipBody: o.SkipBody},
+	}
+	raw := bufio.NewReaderSize(r.src, 32<<10)
+	magic, err := raw.Peek(len(zstdMagic))
+	switch {
+	case r.src.err != nil:
+		return nil, fmt.Errorf("bundle %s: %w", r.name, r.src.err)
+	case len(magic) == 0:
+		return nil, r.formatErr(0, "is not a wireproof bundle: the file is empty")
+	case err != nil || !bytes.Equal(magic, zstdMagic):
+		return nil, r.formatErr(0, "is not a wireproof bundle: not zstd data")
+	}
+	window := max(o.MaxDecoderMemory, zstd.MinWindowSize)
+	r.dec, err = zstd.NewReader(raw,
+		zstd.WithDecoderConcurrency(1), // synchronous: no goroutines, partial frames decode up to the cut
+		zstd.WithDecoderMaxMemory(window),
+		zstd.WithDecoderMaxWindow(window))
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: zstd: %w", r.name, err)
+	}
+	r.br = bufio.NewReaderSize(r.dec, 64<<10)
+	if err := r.readHeader(); err != nil {
+		r.dec.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) formatErr(line int, format string, args ...any) *FormatError {
+	return &FormatError{Path: r.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *Reader) readHeader() error {
+	line, err := r.readLine()
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return err
+		}
+		if r.src.err != nil {
+			return fmt.Errorf("bundle %s: %w", r.name, r.src.err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			return r.formatErr(1, "no header line: the bundle is empty")
+		}
+		return r.formatErr(1, "unreadable header: %s", describeCut(err, line))
+	}
+	r.lineNo = 1
+	var ev Event
+	if err := r.d.decode(line, &ev, false); err != nil {
+		return r.formatErr(1, "unreadable header: %v", err)
+	}
+	if ev.Kind != KindHeader || ev.Seq != 0 || ev.T != 0 {
+		return r.formatErr(1, "the first line is not a header (seq 0, t 0, kind header): got seq %d, t %d, kind %q", ev.Seq, ev.T, ev.Kind)
+	}
+	if ev.Body.Data == nil || ev.Body.Encoding() != EncodingJSON {
+		return r.formatErr(1, "the header line has no JSON body")
+	}
+	if err := json.Unmarshal(ev.Body.Data, &r.header); err != nil {
+		return r.formatErr(1, "unreadable header: %v", err)
+	}
+	switch {
+	case r.header.Format > FormatVersion:
+		return r.formatErr(0, "is format %d; this wireproof reads format %d or older: upgrade wireproof", r.header.Format, FormatVersion)
+	case r.header.Format < 1:
+		return r.formatErr(1, "the header has no format version")
+	}
+	r.count(line, ev.Kind)
+	r.headerLine = slices.Clone(line)
+	r.line = r.headerLine
+	r.nextSeq = 1
+	return nil
+}
+
+// count adds a line to the running digest and counts the trailer checks.
+func (r *Reader) count(line []byte, k Kind) {
+	r.digest.Write(line)
+	r.digest.Write([]byte{'\n'})
+	r.bytes += int64(len(line)) + 1
+	r.kinds[k]++
+}
+
+// readLine returns the next line without its newline. A line cut short is
+// returned with the error that cut it.
+func (r *Reader) readLine() ([]byte, error) {
+	frag, err := r.br.ReadSlice('\n')
+	if err == nil {
+		if len(frag)-1 > r.maxLine {
+			return nil, r.tooLong()
+		}
+		return frag[:len(frag)-1], nil
+	}
+	if err != bufio.ErrBufferFull {
+		return frag, err
+	}
+	if cap(r.long) > 4<<20 {
+		r.long = nil // do not keep one huge line's buffer for the rest of the stream
+	}
+	r.long = append(r.long[:0], frag...)
+	for {
+		frag, err = r.br.ReadSlice('\n')
+		if len(r.long)+len(frag) > r.maxLine+1 {
+			return nil, r.tooLong()
+		}
+		r.long = append(r.long, frag...)
+		switch err {
+		case nil:
+			return r.long[:len(r.long)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return r.long, err
+	}
+}
+
+func (r *Reader) tooLong() error {
+	return r.formatErr(r.lineNo+1, "line is longer than the cap of %d bytes (ReaderOptions.MaxLine)", r.maxLine)
+}
+
+// describeCut says how the stream ended early.
+func describeCut(err error, partial []byte) string {
+	var b strings.Builder
+	switch {
+	case err == io.EOF:
+		b.WriteString("the stream ends")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		b.WriteString("the zstd stream ends mid-frame (the recorder stopped before closing the bundle)")
+	default:
+		fmt.Fprintf(&b, "corrupt zstd data (%v)", err)
+	}
+	if len(partial) > 0 {
+		fmt.Fprintf(&b, " inside a line, %d bytes of which were lost", len(partial))
+	}
+	return b.String()
+}
+
+// Header returns the bundle's header.
+func (r *Reader) Header() Header { return r.header }
+
+// Next reads the next event into ev, replacing all its fields.
+//
+// ev.Body.Data and ev.Attrs alias the Reader's buffers and are valid only until
+// the next call to Next: a replayer that decodes a message at once pays no
+// copy; one that keeps an event calls ev.Detach first. Strings are not shared
+// with the buffers and may be kept.
+//
+// Next returns io.EOF after the trailer, or at the end of a stream without one
+// (then Truncated is true). Any other error is a *FormatError or an I/O error
+// and is returned again by later calls.
+func (r *Reader) Next(ev *Event) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.done {
+		return io.EOF
+	}
+	line, err := r.readLine()
+	if err != nil {
+		return r.endOfStream(err, line)
+	}
+	r.lineNo++
+	if err := r.d.decode(line, ev, false); err != nil {
+		return r.fail(r.formatErr(r.lineNo, "%v", err))
+	}
+	switch {
+	case ev.Seq != r.nextSeq:
+		return r.fail(r.formatErr(r.lineNo, "seq %d where %d was due: the sequence has a gap or repeat", ev.Seq, r.nextSeq))
+	case ev.T < r.lastT:
+		return r.fail(r.formatErr(r.lineNo, "t %d is earlier than the previous event's t %d", ev.T, r.lastT))
+	case ev.Kind == KindHeader:
+		return r.fail(r.formatErr(r.lineNo, "a second header"))
+	case ev.Kind == KindTrailer:
+		if err := r.readTrailer(line, ev); err != nil {
+			return r.fail(err)
+		}
+		return io.EOF
+	}
+	r.count(line, ev.Kind)
+	r.nextSeq++
+	r.lastT = ev.T
+	r.line = line
+	return nil
+}
+
+func (r *Reader) fail(err error) error {
+	r.err = err
+	r.line = nil
+	return err
+}
+
+// endOfStream handles the end of the decompressed data before a trailer.
+func (r *Reader) endOfStream(err error, partial []byte) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return r.fail(err)
+	}
+	if r.src.err != nil {
+		return r.fail(fmt.Errorf("bundle %s: %w", r.name, r.src.err))
+	}
+	r.done = true
+	r.line = nil
+	r.truncated = true
+	if err == io.EOF && len(partial) == 0 {
+		r.reason = fmt.Sprintf("no trailer after line %d: the recording did not finish", r.lineNo)
+	} else {
+		r.reason = fmt.Sprintf("after line %d, %s", r.lineNo, describeCut(err, partial))
+	}
+	return io.EOF
+}
+
+// readTrailer checks the trailer against what was read, then checks that
+// nothing follows it.
+func (r *Reader) readTrailer(line []byte, ev *Event) error {
+	var tr Trailer
+	if ev.Body.Encoding() != EncodingJSON {
+		return r.formatErr(r.lineNo, "the trailer has no JSON body")
+	}
+	if err := json.Unmarshal(ev.Body.Data, &tr); err != nil {
+		return r.formatErr(r.lineNo, "unreadable trailer: %v", err)
+	}
+	digest := "sha256:" + hex.EncodeToString(r.digest.Sum(nil))
+	switch {
+	case tr.Events != r.nextSeq:
+		return r.formatErr(r.lineNo, "the trailer counts %d lines before it, the bundle has %d", tr.Events, r.nextSeq)
+	case tr.Bytes != r.bytes:
+		return r.formatErr(r.lineNo, "the trailer counts %d bytes before it, the bundle has %d", tr.Bytes, r.bytes)
+	case tr.Digest != digest:
+		return r.formatErr(r.lineNo, "the trailer digest %s does not match the content's %s", tr.Digest, digest)
+	case !maps.Equal(tr.Kinds, r.kinds):
+		return r.formatErr(r.lineNo, "the trailer's counts per kind %v do not match the content's %v", tr.Kinds, r.kinds)
+	}
+	r.trailer = &tr
+	r.line = slices.Clone(line)
+	r.done = true
+	// Nothing may follow the trailer but the end of the zstd frame.
+	rest, err := r.readLine()
+	switch {
+	case len(rest) > 0 || err == nil:
+		return r.formatErr(r.lineNo+1, "data after the trailer")
+	case err == io.EOF:
+		return nil
+	case r.src.err != nil:
+		return fmt.Errorf("bundle %s: %w", r.name, r.src.err)
+	}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	r.truncated = true
+	r.reason = "after the trailer, " + describeCut(err, nil)
+	return nil
+}
+
+// Truncated reports whether the stream ended without a trailer or with a
+// corrupt or cut tail. It is meaningful once Next has returned io.EOF.
+func (r *Reader) Truncated() bool { return r.truncated }
+
+// TruncatedReason says where and how the stream was cut, or "" if it was not.
+func (r *Reader) TruncatedReason() string { return r.reason }
+
+// Trailer returns the verified trailer, or nil if none has been read.
+func (r *Reader) Trailer() *Trailer { return r.trailer }
+
+// Line returns the raw bytes (without newline) of the last line read: the
+// header line after NewReader, the line of the event Next last returned, or the
+// trailer line once Next has returned io.EOF at a trailer; nil after a
+// truncated end. Like Body.Data it is valid until the next call to Next. It
+// lets a tool copy events out in the bundle's own encoding.
+func (r *Reader) Line() []byte { return r.line }
+
+// Close releases the decoder and, for a Reader from Open, closes the file.
+func (r *Reader) Close() error {
+	r.dec.Close()
+	if r.file != nil {
+		return r.file.Close()
+	}
+	return nil
+}
