@@ -89,10 +89,10 @@ func readBundle(t *testing.T, path string) []bundle.Event {
 	return out
 }
 
-// checkNoLeaks fails the test if goroutines whose stacks mention any of the
+// checkNoStray fails the test if goroutines whose stacks mention any of the
 // given functions are still running when the test ends. Goroutine exit has no
 // event to wait on, so it polls with a generous deadline.
-func checkNoLeaks(t *testing.T, funcs ...string) {
+func checkNoStray(t *testing.T, funcs ...string) {
 	t.Helper()
 	if len(funcs) == 0 {
 		funcs = []string{"record.(*subscription)", "record.(*Proxy)", "record.(*wsRelay)", "coder/websocket"}
@@ -104,7 +104,7 @@ func checkNoLeaks(t *testing.T, funcs ...string) {
 			stacks := string(buf[:runtime.Stack(buf, true)])
 			var leaked []string
 			for _, g := range strings.Split(stacks, "\n\n") {
-				if strings.Contains(g, "checkNoLeaks") {
+				if strings.Contains(g, "checkNoStray") {
 					continue
 				}
 				for _, f := range funcs {
@@ -128,7 +128,7 @@ func checkNoLeaks(t *testing.T, funcs ...string) {
 }
 
 func TestRecorderOrder(t *testing.T) {
-	checkNoLeaks(t)
+	checkNoStray(t)
 	rec, path := newFileRecorder(t, nil)
 	subs := []*seqCollector{{}, {}, {}}
 	for i, s := range subs {
@@ -166,7 +166,7 @@ func TestRecorderOrder(t *testing.T) {
 }
 
 func TestRecorderCutsOffFailingSubscribers(t *testing.T) {
-	checkNoLeaks(t)
+	checkNoStray(t)
 	rec, path := newFileRecorder(t, nil)
 	good, failing, panicking := &seqCollector{}, &seqCollector{failAt: 10}, &seqCollector{panicAt: 20}
 	rec.Subscribe("good", good)

@@ -1,0 +1,213 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// wholeBodyMax is the largest body with a known length that is read whole
+// and recorded as one chunk. Such bodies (token responses, projection
+// snapshots) arrive at once anyway; one chunk keeps a credential field from
+// being split across two events, where redaction could not see it whole.
+const wholeBodyMax = 1 << 20
+
+// chunkSize is the read size for streamed bodies.
+const chunkSize = 32 << 10
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// httpExchange records one HTTP exchange. Body chunks of the request may be
+// recorded by the transport's goroutine while the response is relayed, so the
+// counters are guarded.
+type httpExchange struct {
+	p  *Proxy
+	id string
+
+	mu        sync.Mutex
+	recorded  [2]int64 // bytes recorded per direction (0: c2s, 1: s2c)
+	truncated bool
+}
+
+func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.isClosed() {
+		http.Error(w, "wireproof: the recording proxy is closed", http.StatusServiceUnavailable)
+		return
+	}
+	ex := &httpExchange{p: p, id: "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
+	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
+
+	out := r.Clone(r.Context())
+	out.URL = p.target(r)
+	out.Host = ""
+	out.RequestURI = ""
+	removeHopHeaders(out.Header)
+	// Ask for identity encoding so the evidence holds readable (and
+	// redactable) bodies rather than gzip; a client that offered gzip must
+	// accept identity too.
+	out.Header.Del("Accept-Encoding")
+	if r.Body != nil && r.Body != http.NoBody {
+		if r.ContentLength >= 0 && r.ContentLength <= wholeBodyMax {
+			b, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength))
+			if err != nil {
+				ex.end(0, fmt.Errorf("reading the request body: %w", err))
+				http.Error(w, "wireproof: reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			ex.body(bundle.DirClientToServer, b, true)
+			out.Body = io.NopCloser(bytes.NewReader(b))
+			out.ContentLength = int64(len(b))
+		} else {
+			out.Body = &recordingBody{ex: ex, r: r.Body}
+		}
+	}
+
+	res, err := p.transport.RoundTrip(out)
+	if err != nil {
+		ex.end(0, fmt.Errorf("upstream: %w", err))
+		http.Error(w, "wireproof: upstream: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer res.Body.Close()
+	ex.emit(&bundle.Event{Kind: bundle.KindHTTPResponse, Conn: ex.id, Status: res.StatusCode, Header: res.Header.Clone()})
+
+	h := w.Header()
+	for k, vs := range res.Header {
+		h[k] = append(h[k][:0:0], vs...)
+	}
+	removeHopHeaders(h)
+	if len(res.Trailer) > 0 {
+		names := make([]string, 0, len(res.Trailer))
+		for k := range res.Trailer {
+			names = append(names, k)
+		}
+		h.Set("Trailer", strings.Join(names, ", "))
+	}
+	w.WriteHeader(res.StatusCode)
+
+	size, err := ex.relayBody(w, res)
+	for k, vs := range res.Trailer {
+		h[http.TrailerPrefix+k] = vs
+	}
+	ex.end(size, err)
+	if err != nil {
+		// Abort so the client sees a broken response, not a complete one.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// relayBody streams the response body to the client, recording each chunk as
+// it arrives before writing it, and flushes after each chunk of a streamed
+// response (unknown length, or server-sent events) so nothing is held back.
+func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (int64, error) {
+	if res.ContentLength > 0 && res.ContentLength <= wholeBodyMax && !isEventStream(res.Header) {
+		b := make([]byte, res.ContentLength)
+		n, err := io.ReadFull(res.Body, b)
+		ex.body(bundle.DirServerToClient, b[:n], true)
+		if _, werr := w.Write(b[:n]); werr != nil {
+			return 0, fmt.Errorf("client: %w", werr)
+		}
+		if err != nil {
+			return int64(n), fmt.Errorf("upstream body: %w", err)
+		}
+		return int64(n), nil
+	}
+	stream := res.ContentLength < 0 || isEventStream(res.Header)
+	rc := http.NewResponseController(w)
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := *bp
+	var size int64
+	for {
+		n, err := res.Body.Read(buf)
+		if n > 0 {
+			ex.body(bundle.DirServerToClient, buf[:n], false)
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return size, fmt.Errorf("client: %w", werr)
+			}
+			size += int64(n)
+			if stream {
+				if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
+					return size, fmt.Errorf("client: %w", ferr)
+				}
+			}
+		}
+		if err == io.EOF {
+			return size, nil
+		}
+		if err != nil {
+			return size, fmt.Errorf("upstream body: %w", err)
+		}
+	}
+}
+
+func isEventStream(h http.Header) bool {
+	ct := h.Get("Content-Type")
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream")
+}
+
+// body records one chunk, up to the body cap. owned says b is not reused by
+// the caller, so it need not be copied for subscribers.
+func (ex *httpExchange) body(dir bundle.Dir, b []byte, owned bool) {
+	i := 0
+	if dir == bundle.DirServerToClient {
+		i = 1
+	}
+	ex.mu.Lock()
+	room := ex.p.rec.BodyCap() - ex.recorded[i]
+	if int64(len(b)) > room {
+		ex.truncated = true
+		if room <= 0 {
+			ex.mu.Unlock()
+			return
+		}
+		b = b[:room]
+	}
+	ex.recorded[i] += int64(len(b))
+	ex.mu.Unlock()
+	if len(b) == 0 {
+		return
+	}
+	if !owned && ex.p.rec.Retains() {
+		b = bytes.Clone(b)
+	}
+	ex.emit(&bundle.Event{Kind: bundle.KindHTTPBody, Conn: ex.id, Dir: dir, Body: bundle.Text(b)})
+}
+
+func (ex *httpExchange) end(size int64, err error) {
+	ex.mu.Lock()
+	ev := &bundle.Event{Kind: bundle.KindHTTPEnd, Conn: ex.id, Size: size, Truncated: ex.truncated}
+	ex.mu.Unlock()
+	if err != nil {
+		ev.Err = err.Error()
+	}
+	ex.emit(ev)
+}
+
+// emit records ev. A recording that can no longer be written (closed, disk
+// full) does not stop the relay: the traffic still flows, and the writer's
+// error surfaces when the recording is closed.
+func (ex *httpExchange) emit(ev *bundle.Event) { _, _ = ex.p.rec.Emit(ev) }
+
+// recordingBody records a streamed request body as the transport reads it.
+type recordingBody struct {
+	ex *httpExchange
+	r  io.ReadCloser
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.ex.body(bundle.DirClientToServer, p[:n], false)
+	}
+	return n, err
+}
+
+func (b *recordingBody) Close() error { return b.r.Close() }
