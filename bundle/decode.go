@@ -19,7 +19,7 @@ import (
 // reads lines from a newer writer that only added keys.
 func DecodeEvent(line []byte, ev *Event) error {
 	var d lineDecoder
-	if err := d.decode(line, ev, false); err != nil {
+	if err := d.decode(line, ev); err != nil {
 		return err
 	}
 	ev.Detach()
@@ -65,7 +65,7 @@ func (e *syntaxError) Error() string {
 func (e *syntaxError) Unwrap() error { return errSyntax }
 
 // decode fills ev from line. Body.Data and Attrs may alias line or d.buf.
-func (d *lineDecoder) decode(line []byte, ev *Event, envelopeOnly bool) error {
+func (d *lineDecoder) decode(line []byte, ev *Event) error {
 	*ev = Event{}
 	p := parser{b: line}
 	p.ws()
@@ -227,10 +227,16 @@ func (d *lineDecoder) decode(line []byte, ev *Event, envelopeOnly bool) error {
 	case !haveKind:
 		return &syntaxError{0, "missing kind"}
 	}
-	if !havePayload || envelopeOnly || (d.skipBody != nil && d.skipBody(ev.Kind)) {
+	if !havePayload || d.skips(ev.Kind) {
 		return nil
 	}
 	return d.payload(ev, bodyKey, bodyRaw)
+}
+
+// skips reports whether the payload of an event of kind k is left undecoded.
+// The header and trailer are always decoded: the Reader checks them.
+func (d *lineDecoder) skips(k Kind) bool {
+	return d.skipBody != nil && k != KindHeader && k != KindTrailer && d.skipBody(k)
 }
 
 // payload decodes the raw value of the payload key into ev.Body.Data.

@@ -183,7 +183,7 @@ func (r *Reader) readHeader() error {
 	}
 	r.lineNo = 1
 	var ev Event
-	if err := r.d.decode(line, &ev, false); err != nil {
+	if err := r.d.decode(line, &ev); err != nil {
 		return r.formatErr(1, "unreadable header: %v", err)
 	}
 	if ev.Kind != KindHeader || ev.Seq != 0 || ev.T != 0 {
@@ -295,7 +295,7 @@ func (r *Reader) Next(ev *Event) error {
 		return r.endOfStream(err, line)
 	}
 	r.lineNo++
-	if err := r.d.decode(line, ev, false); err != nil {
+	if err := r.d.decode(line, ev); err != nil {
 		return r.fail(r.formatErr(r.lineNo, "%v", err))
 	}
 	switch {

@@ -52,6 +52,7 @@ type Writer struct {
 	digest   hash.Hash
 	line     []byte // reused encoding buffer
 	seq      uint64 // the seq of the next line
+	count    uint64 // events appended
 	lastT    int64
 	bytes    int64 // uncompressed bytes written, for the trailer
 	kinds    map[Kind]uint64
@@ -181,6 +182,7 @@ func (w *Writer) Append(ev *Event) (uint64, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	w.count++
 	if flushesAtOnce(ev.Kind) {
 		w.flushLocked()
 	} else if !w.armed {
@@ -269,7 +271,7 @@ func (w *Writer) flusher() {
 func (w *Writer) Count() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.seq - 1
+	return w.count
 }
 
 // Close writes the trailer, ends the zstd frame and, for a Writer from Create,
