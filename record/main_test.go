@@ -1,0 +1,232 @@
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// helperEnv selects a helper mode when the test binary is re-executed as a
+// child process: the process and tap tests supervise real processes.
+const helperEnv = "WIREPROOF_RECORD_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// helperCmd returns the argv that runs this test binary in a helper mode.
+func helperArgv(t testing.TB) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, "-test.run=^$"}
+}
+
+// helperEnviron returns the environment that selects mode. A race-enabled
+// helper would otherwise sleep a second at exit waiting for race reports.
+func helperEnviron(mode string) []string {
+	return append(os.Environ(), helperEnv+"="+mode, "GORACE=atexit_sleep_ms=0 halt_on_error=1")
+}
+
+// sleepForever blocks the helper until it is killed; timers keep the runtime
+// from declaring a deadlock.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// runHelper is the child side of the tests.
+func runHelper(mode string) int {
+	out, errw := os.Stdout, os.Stderr
+	switch mode {
+	case "lines":
+		fmt.Fprint(out, "out 1\n")
+		fmt.Fprint(errw, "err 1\n")
+		fmt.Fprint(out, "token=SECRET123 in a log\n")
+		fmt.Fprint(errw, "startup phase: complete\n")
+		fmt.Fprint(out, strings.Repeat("x", 40)+"\n")
+		fmt.Fprint(out, "tail without newline")
+		return 0
+	case "fd3":
+		b, err := io.ReadAll(os.NewFile(3, "bootstrap"))
+		if err != nil {
+			fmt.Fprintln(errw, "reading fd 3:", err)
+			return 1
+		}
+		fmt.Fprintf(out, "fd3: %s\n", b)
+		fmt.Fprint(out, "startup phase: complete\n")
+		return 0
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprint(out, "startup phase: complete\n")
+		sleepForever()
+	case "grandchild":
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		exe, _ := os.Executable()
+		gc := exec.Command(exe, "-test.run=^$")
+		gc.Env = helperEnviron("sleeper")
+		gc.Stdout = out // the grandchild holds the output pipe open
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(errw, "starting grandchild:", err)
+			return 1
+		}
+		fmt.Fprintf(out, "grandchild %d\n", gc.Process.Pid)
+		fmt.Fprint(out, "startup phase: complete\n")
+		<-term
+		fmt.Fprint(out, "got SIGTERM\n")
+		return 0 // leaves the grandchild behind
+	case "sleeper":
+		sleepForever()
+	case "early-exit":
+		fmt.Fprint(errw, "fatal: no config\n")
+		return 3
+	case "never-ready":
+		fmt.Fprint(out, "starting\n")
+		sleepForever()
+	case "ndjson-peer":
+		return ndjsonPeer(os.Stdin, out)
+	}
+	fmt.Fprintf(errw, "unknown helper mode %q\n", mode)
+	return 2
+}
+
+// ndjsonPeer answers NDJSON requests on stdin like a provider process speaking
+// JSON-RPC 2.0: one result line per JSON request, an error line for anything
+// else. Its first answer is written in two writes around the next request, so
+// the reader surely sees a line split across reads; the last line it writes
+// has no newline.
+func ndjsonPeer(in io.Reader, out io.Writer) int {
+	sc := bufio.NewScanner(in)
+	first := true
+	var held string
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		var answer string
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			answer = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"
+		} else {
+			answer = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"method":%q}}`+"\n", req.ID, req.Method)
+		}
+		if first {
+			first = false
+			half := len(answer) / 2
+			io.WriteString(out, answer[:half])
+			held = answer[half:]
+			continue
+		}
+		io.WriteString(out, held+answer)
+		held = ""
+	}
+	io.WriteString(out, held+"bye without newline")
+	return 0
+}
+
+// eventLog is an Emitter that keeps every event in order, as the Recorder
+// would hand them to a subscriber.
+type eventLog struct {
+	mu  sync.Mutex
+	evs []*bundle.Event
+}
+
+func (l *eventLog) Emit(ev *bundle.Event) (uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.evs = append(l.evs, ev)
+	return uint64(len(l.evs) - 1), nil
+}
+
+func (l *eventLog) events() []*bundle.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*bundle.Event(nil), l.evs...)
+}
+
+// seen is the part of an event a test compares.
+type seen struct {
+	Kind   bundle.Kind
+	Conn   string
+	Dir    bundle.Dir `json:",omitempty"`
+	Type   string     `json:",omitempty"`
+	Name   string     `json:",omitempty"`
+	Method string     `json:",omitempty"`
+	URL    string     `json:",omitempty"`
+	Status int        `json:",omitempty"`
+	Code   int        `json:",omitempty"`
+	Body   string     `json:",omitempty"`
+	Enc    bundle.Encoding
+	Attrs  string `json:",omitempty"`
+	Err    string `json:",omitempty"`
+}
+
+func view(ev *bundle.Event) seen {
+	return seen{Kind: ev.Kind, Conn: ev.Conn, Dir: ev.Dir, Type: ev.Type, Name: ev.Name,
+		Method: ev.Method, URL: ev.URL, Status: ev.Status, Code: ev.Code,
+		Body: string(ev.Body.Data), Enc: ev.Body.Encoding(), Attrs: string(ev.Attrs), Err: ev.Err}
+}
+
+// views returns the events that keep says to keep, as seen values.
+func views(evs []*bundle.Event, keep func(*bundle.Event) bool) []seen {
+	var out []seen
+	for _, ev := range evs {
+		if keep == nil || keep(ev) {
+			out = append(out, view(ev))
+		}
+	}
+	return out
+}
+
+// waitClosed waits for ch. The deadline is a hang guard that turns a hung
+// test into a failure naming what never happened; it is not a timing check.
+func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s never happened", what)
+	}
+}
+
+// checkNoLeaks fails the test if goroutines started during it are still
+// running when it ends (after its other cleanups).
+func checkNoLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				n := runtime.Stack(buf, true)
+				t.Errorf("%d goroutines leaked:\n%s", runtime.NumGoroutine()-before, buf[:n])
+				return
+			}
+			runtime.Gosched()
+			time.Sleep(10 * time.Millisecond) // no event exists for "a goroutine ended"
+		}
+	})
+}
+
+// syscallKill sends SIGTERM to pid from outside the supervisor.
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }
