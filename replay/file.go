@@ -1,0 +1,139 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// Options tune an offline replay. A nil *Options means the defaults.
+type Options struct {
+	Engine *EngineOptions
+}
+
+// Result is the outcome of replaying one bundle.
+type Result struct {
+	Path     string
+	Header   bundle.Header
+	Scenario string
+	// Verdict is the verdict recomputed from the events.
+	Verdict assert.Verdict
+	// Recorded is the verdict the live run wrote into the bundle, if any.
+	Recorded *assert.Verdict
+	// Reproduced: Recorded exists and equals Verdict. Diff is their go-cmp diff
+	// (-recorded +replayed) when they differ.
+	Reproduced bool
+	Diff       string
+	// Truncated: the bundle ended without a trailer (a killed recorder).
+	Truncated       bool
+	TruncatedReason string
+	Events          uint64 // events read, the header included
+	Bytes           int64  // uncompressed bytes read
+	// DecodeErrors are the first frames or bodies that could not be decoded;
+	// DecodeErrorCount counts them all.
+	DecodeErrors     []DecodeError
+	DecodeErrorCount int
+}
+
+// skippedBodies are the kinds no check reads: their payloads are not decoded.
+func skippedBodies(k bundle.Kind) bool {
+	switch k {
+	case bundle.KindProcLog, bundle.KindStdioLine, bundle.KindArtifact:
+		return true
+	}
+	return false
+}
+
+// ReplayFile replays the bundle at path: it streams its events through a fresh
+// Engine and compares the verdict with the recorded one. Memory is bounded by
+// the engine's state, not by the bundle. An error means the bundle could not
+// be read (missing, not a bundle, corrupt before its end); a truncated tail is
+// not an error (Result.Truncated).
+func ReplayFile(ctx context.Context, path string, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	e := NewEngine(opts.Engine)
+	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool {
+		if k == bundle.KindVerdict {
+			return false
+		}
+		return e.decided() || skippedBodies(k)
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("replay %s: %w", path, err)
+	}
+	defer r.Close()
+	res, err := replayReader(ctx, e, r)
+	if res != nil {
+		res.Path = path
+	}
+	if err != nil {
+		return res, fmt.Errorf("replay %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// Replay replays a bundle from an open Reader (see ReplayFile).
+func Replay(ctx context.Context, r *bundle.Reader, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return replayReader(ctx, NewEngine(opts.Engine), r)
+}
+
+func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, error) {
+	res := &Result{Header: r.Header(), Scenario: r.Header().Manifest.Scenario}
+	hdr, err := json.Marshal(res.Header)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Feed(&bundle.Event{Seq: 0, Kind: bundle.KindHeader, Body: bundle.Text(hdr)}); err != nil {
+		return nil, err
+	}
+	res.Bytes = int64(len(r.Line())) + 1
+	var ev bundle.Event
+	for n := 0; ; n++ {
+		if n&4095 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Bytes += int64(len(r.Line())) + 1
+		if ev.Kind == bundle.KindVerdict && res.Recorded == nil {
+			var v assert.Verdict
+			if err := json.Unmarshal(ev.Body.Data, &v); err != nil {
+				e.keepError(ev.Seq, "", fmt.Errorf("recorded verdict: %w", err), ev.Body.Data)
+			} else {
+				res.Recorded = &v
+			}
+		}
+		if err := e.Feed(&ev); err != nil {
+			return nil, err
+		}
+	}
+	res.Truncated, res.TruncatedReason = r.Truncated(), r.TruncatedReason()
+	res.Verdict = e.Verdict()
+	if res.Verdict.Scenario != "" {
+		res.Scenario = res.Verdict.Scenario
+	}
+	res.Events = e.Events()
+	res.DecodeErrors, res.DecodeErrorCount = e.DecodeErrors()
+	if res.Recorded != nil {
+		res.Diff = cmp.Diff(*res.Recorded, res.Verdict)
+		res.Reproduced = res.Diff == ""
+	}
+	return res, nil
+}
