@@ -206,3 +206,29 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPayloadEncoding checks that the writer's fast choice of payload key is
+// the one Payload.Encoding documents.
+func FuzzPayloadEncoding(f *testing.F) {
+	for _, ev := range sampleEvents() {
+		f.Add(ev.Body.Data, ev.Body.Binary)
+	}
+	for _, s := range []string{"", " ", "1e", "-0.5E+3", "01", `"\u12"`, `{"a":1,}`, "[1 2]", "nul", "\"\x7f\"", "\t{}\t", strings.Repeat("[", 10001) + strings.Repeat("]", 10001)} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, binary bool) {
+		p := Payload{Data: data, Binary: binary}
+		if got, want := payloadEncoding(p), p.Encoding(); got != want {
+			t.Errorf("payloadEncoding(%q) = %q, Payload.Encoding = %q", data, got, want)
+		}
+	})
+}
+
+func TestPayloadEncodingDepth(t *testing.T) {
+	for _, n := range []int{9999, 10000, 10001} {
+		p := Text([]byte(strings.Repeat("[", n) + strings.Repeat("]", n)))
+		if got, want := payloadEncoding(p), p.Encoding(); got != want {
+			t.Errorf("%d nested arrays: payloadEncoding = %q, Payload.Encoding = %q", n, got, want)
+		}
+	}
+}

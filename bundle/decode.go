@@ -51,6 +51,8 @@ type lineDecoder struct {
 
 const maxInterned = 4096
 
+var payloadKeys = map[string]Encoding{"json": EncodingJSON, "text": EncodingText, "b64": EncodingB64}
+
 // errSyntax is wrapped with the position into a decoding error.
 var errSyntax = errors.New("not a valid bundle line")
 
@@ -190,7 +192,7 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 				return p.fail("more than one payload key")
 			}
 			havePayload = true
-			bodyKey = Encoding(key)
+			bodyKey = payloadKeys[string(key)] // no allocation, unlike Encoding(key)
 			// The json payload is everything between ':' and the next
 			// delimiter, whitespace included, so it comes back byte-exact.
 			start := p.i
@@ -589,20 +591,21 @@ func (p *parser) header(scratch *[]byte) (http.Header, bool) {
 	}
 }
 
-// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+// maxDepth bounds nesting so hostile input cannot exhaust the stack. It is
+// encoding/json's limit, so payloadEncoding agrees with json.Valid.
 const maxDepth = 10000
 
 // skip scans one JSON value, validating it, and leaves p after it.
 func (p *parser) skip(depth int) bool {
-	if depth > maxDepth {
-		return false
-	}
 	p.ws()
 	if p.i >= len(p.b) {
 		return false
 	}
 	switch c := p.b[p.i]; c {
 	case '{':
+		if depth >= maxDepth {
+			return false
+		}
 		p.i++
 		p.ws()
 		if p.consume('}') {
@@ -624,6 +627,9 @@ func (p *parser) skip(depth int) bool {
 			return p.consume('}')
 		}
 	case '[':
+		if depth >= maxDepth {
+			return false
+		}
 		p.i++
 		p.ws()
 		if p.consume(']') {

@@ -42,6 +42,8 @@ const (
 	DefaultMaxDecoderMemory = 64 << 20
 )
 
+var newline = []byte{'\n'}
+
 // zstdMagic starts every zstd frame.
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
@@ -211,7 +213,7 @@ func (r *Reader) readHeader() error {
 // count adds a line to the running digest and counts the trailer checks.
 func (r *Reader) count(line []byte, k Kind) {
 	r.digest.Write(line)
-	r.digest.Write([]byte{'\n'})
+	r.digest.Write(newline)
 	r.bytes += int64(len(line)) + 1
 	r.kinds[k]++
 }

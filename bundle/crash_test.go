@@ -1,0 +1,134 @@
+package bundle
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// crashHelperEnv, when set in the environment, makes the test binary a
+// recorder that appends to the bundle the variable names until it is killed.
+const crashHelperEnv = "WIREPROOF_BUNDLE_CRASH_HELPER"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashHelperEnv); path != "" {
+		os.Exit(crashHelper(path))
+	}
+	os.Exit(m.Run())
+}
+
+// crashHelper records forever, with a short flush interval and a lifecycle
+// event now and then, the way a live recorder does.
+func crashHelper(path string) int {
+	w, err := Create(path, testHeader(), &WriterOptions{FlushInterval: 2 * time.Millisecond})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	body := []byte(`{"_tag":"Chunk","requestId":"7","values":[{"type":"thread.message","text":"hello"}]}`)
+	for i := 0; ; i++ {
+		ev := Event{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Type: TypeText, Body: Text(body)}
+		if i%100 == 0 {
+			ev = Event{Kind: KindMark, Name: "phase", Body: Text([]byte(`{"phase":"running"}`))}
+		}
+		if _, err := w.Append(&ev); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+}
+
+// TestCrash kills a recording process and checks that everything it flushed
+// is read back, with the cut reported.
+func TestCrash(t *testing.T) {
+	const atLeast = 2000
+	path := filepath.Join(t.TempDir(), "crash.zst")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashHelperEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	killed := false
+	defer func() {
+		if !killed {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+
+	// No event tells us the child has flushed enough, so poll the file.
+	seen := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for seen < atLeast {
+		select {
+		case err := <-exited:
+			killed = true
+			t.Fatalf("the recorder exited early: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d events readable after a minute", seen)
+		}
+		if _, err := os.Stat(path); err == nil {
+			seen = countReadableOrZero(path)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	killed = true
+
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	var ev Event
+	for {
+		err := r.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next after %d events: %v", n, err)
+		}
+		n++
+		if ev.Seq != uint64(n) {
+			t.Fatalf("event %d has seq %d", n, ev.Seq)
+		}
+	}
+	if n < seen {
+		t.Errorf("read %d events after the kill, but %d were readable before it", n, seen)
+	}
+	if !r.Truncated() || r.Trailer() != nil {
+		t.Errorf("Truncated() = %v, Trailer() = %v after a kill; want true, nil", r.Truncated(), r.Trailer())
+	}
+	t.Logf("%d events survived; %s", n, r.TruncatedReason())
+}
+
+// countReadableOrZero counts the complete events of a bundle being written;
+// a file whose header is not flushed yet counts as zero.
+func countReadableOrZero(path string) int {
+	r, err := Open(path, nil)
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	n := 0
+	var ev Event
+	for r.Next(&ev) == nil {
+		n++
+	}
+	return n
+}
