@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/record"
+)
+
+// proxyURLEnv tells a recorded command where the recording proxy listens.
+const proxyURLEnv = "WIREPROOF_PROXY_URL"
+
+type recordOptions struct {
+	upstream string
+	listen   string
+	output   string
+	redact   []string
+	bodyCap  int64
+
+	command []string  // the command after --, if any
+	stdout  io.Writer // the proxy URL, alone, for scripts
+	stderr  io.Writer // the human-readable banner
+}
+
+var recordOpts recordOptions
+
+var cmdRecord = &cobra.Command{
+	Use:   "record --upstream URL [--listen ADDR] -o FILE [--redact SECRET]... [--body-cap N] [-- COMMAND ARGS...]",
+	Short: "Record the traffic to a server through a recording proxy",
+	Long: `record starts a recording reverse proxy in front of --upstream and writes every
+HTTP exchange and WebSocket message through it into the bundle -o FILE.
+
+It prints the proxy's URL on stdout (and a banner on stderr). With a command
+after --, it runs the command with WIREPROOF_PROXY_URL set to that URL, stops
+recording when the command exits and exits with the command's status. Without
+one, it records until SIGINT or SIGTERM and then closes the bundle cleanly.
+
+Credentials (Authorization, cookies, token and ticket fields) and every
+--redact string are replaced by [REDACTED] before anything is written.`,
+	Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
+  URL=$(wireproof record --upstream http://127.0.0.1:3773 -o run.zst &)`,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		opts := recordOpts
+		dash := cmd.ArgsLenAtDash()
+		if dash < 0 && len(args) > 0 || dash > 0 {
+			return usageError{fmt.Errorf("unexpected argument %q: put the command to run after --", args[0])}
+		}
+		opts.command = args
+		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		return runRecord(cmd.Context(), opts, args)
+	},
+}
+
+func init() {
+	f := cmdRecord.Flags()
+	f.StringVar(&recordOpts.upstream, "upstream", "", "the server to record (http:// or https:// URL)")
+	f.StringVar(&recordOpts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
+	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write (must not exist)")
+	f.StringArrayVar(&recordOpts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
+	f.Int64Var(&recordOpts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
+	cmdRecord.Flags().SetInterspersed(false)
+	cmdRoot.AddCommand(cmdRecord)
+}
+
+// runRecord records until the command exits or the context ends.
+func runRecord(ctx context.Context, opts recordOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout = os.Stdout
+	}
+	if opts.stderr == nil {
+		opts.stderr = os.Stderr
+	}
+	opts.command = args
+	upstream, err := parseUpstream(opts.upstream)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.output == "" {
+		return usageError{errors.New("missing -o FILE: the bundle to write")}
+	}
+	if opts.bodyCap <= 0 {
+		return usageError{fmt.Errorf("--body-cap %d: must be a positive number of bytes", opts.bodyCap)}
+	}
+
+	w, err := bundle.Create(opts.output, bundle.Header{
+		Tool:     "wireproof " + version,
+		Started:  time.Now(),
+		Manifest: recordManifest(opts),
+	}, nil)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
+		}
+		return fmt.Errorf("-o %s: %w", opts.output, err)
+	}
+	rec := record.New(w, &record.Options{Redact: opts.redact, BodyCap: opts.bodyCap})
+	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
+	if err != nil {
+		rec.Close()
+		os.Remove(opts.output)
+		return usageError{err}
+	}
+	srv, err := record.Listen(ctx, opts.listen, proxy)
+	if err != nil {
+		rec.Close()
+		os.Remove(opts.output)
+		return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
+	}
+	fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(upstream.String()), opts.output)
+	fmt.Fprintln(opts.stdout, srv.URL)
+
+	var runErr error
+	if len(opts.command) > 0 {
+		runErr = runRecorded(ctx, opts, srv.URL)
+	} else {
+		<-ctx.Done()
+	}
+	if err := stopRecording(srv, rec); err != nil {
+		return errors.Join(err, runErr)
+	}
+	return runErr
+}
+
+// stopRecording closes the proxy (ending open WebSocket connections) and then
+// the bundle. Streamed responses still running get a few seconds to end.
+func stopRecording(srv *record.Server, rec *record.Recorder) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	serr := srv.Close(ctx)
+	if errors.Is(serr, context.DeadlineExceeded) {
+		serr = nil // streams cut at the deadline are recorded as such
+	}
+	return errors.Join(serr, rec.Close())
+}
+
+// runRecorded runs the command with the proxy URL in its environment and
+// returns its exit status as an error. SIGINT or SIGTERM to wireproof is passed
+// on as SIGTERM, and wireproof waits for the command to exit.
+func runRecorded(ctx context.Context, opts recordOptions, proxyURL string) error {
+	cmd := exec.Command(opts.command[0], opts.command[1:]...)
+	cmd.Env = append(os.Environ(), proxyURLEnv+"="+proxyURL)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
+		return exitStatusError{code: 127}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	interrupted := false
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		interrupted = true
+		cmd.Process.Signal(syscall.SIGTERM)
+		err = <-done
+	}
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	} else if err != nil {
+		return fmt.Errorf("waiting for %s: %w", opts.command[0], err)
+	}
+	if interrupted {
+		return interruptedError{ctx.Err()}
+	}
+	if code != 0 {
+		return exitStatusError{code: code}
+	}
+	return nil
+}
+
+// parseUpstream checks --upstream: an absolute http or https URL with a host.
+func parseUpstream(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New("missing --upstream URL: the server to record")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("--upstream %q: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("--upstream %q: must be an http:// or https:// URL", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("--upstream %q: has no host", s)
+	}
+	return u, nil
+}
+
+// recordManifest says what was recorded. Secrets never enter it: --redact
+// values are counted, not listed, and the command line is redacted.
+func recordManifest(opts recordOptions) bundle.Manifest {
+	m := bundle.Manifest{Options: map[string]string{
+		"upstream": record.RedactText(opts.upstream, opts.redact),
+		"listen":   opts.listen,
+		"body-cap": strconv.FormatInt(opts.bodyCap, 10),
+	}}
+	if len(opts.redact) > 0 {
+		m.Options["redact"] = strconv.Itoa(len(opts.redact)) + " secrets"
+	}
+	if len(opts.command) > 0 {
+		cmd := make([]string, len(opts.command))
+		for i, a := range opts.command {
+			cmd[i] = record.RedactText(a, opts.redact)
+		}
+		m.Commands = [][]string{cmd}
+	}
+	return m
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// recordClientEnv makes this test binary act as the command recorded by
+// `wireproof record -- CMD`: it GETs a path through WIREPROOF_PROXY_URL,
+// prints the body and exits with status 3.
+const recordClientEnv = "WIREPROOF_TEST_RECORD_CLIENT"
+
+func init() {
+	path := os.Getenv(recordClientEnv)
+	if path == "" {
+		return
+	}
+	res, err := http.Get(os.Getenv(proxyURLEnv) + path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		os.Exit(1)
+	}
+	io.Copy(os.Stdout, res.Body)
+	res.Body.Close()
+	os.Exit(3)
+}
+
+func buildWireproof(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "wireproof")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func recordedEvents(t *testing.T, path string) (bundle.Header, []bundle.Event) {
+	t.Helper()
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var evs []bundle.Event
+	for {
+		var ev bundle.Event
+		if err := r.Next(&ev); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		ev.Detach()
+		evs = append(evs, ev)
+	}
+	if r.Truncated() {
+		t.Errorf("bundle truncated: %s", r.TruncatedReason())
+	}
+	return r.Header(), evs
+}
+
+func exitStatus(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if err == nil {
+		return 0
+	}
+	if !errors.As(err, &ee) {
+		t.Fatalf("running wireproof: %v", err)
+	}
+	return ee.ExitCode()
+}
+
+type recordedRequest struct {
+	Kind bundle.Kind
+	URL  string
+	Body string
+}
+
+func requestsOf(evs []bundle.Event) []recordedRequest {
+	var out []recordedRequest
+	for _, ev := range evs {
+		switch ev.Kind {
+		case bundle.KindHTTPRequest, bundle.KindHTTPBody:
+			out = append(out, recordedRequest{ev.Kind, ev.URL, string(ev.Body.Data)})
+		}
+	}
+	return out
+}
+
+func TestRecordCommand(t *testing.T) {
+	bin := buildWireproof(t)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.URL.Path)
+	}))
+	defer upstream.Close()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("runs a command and passes its status through", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run.zst")
+		cmd := exec.Command(bin, "record", "--upstream", upstream.URL, "-o", out, "--redact", "s3cret-word", "--", self, "s3cret-word")
+		cmd.Env = append(os.Environ(), recordClientEnv+"=/hello")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitStatus(t, cmd.Run()); code != 3 {
+			t.Fatalf("exit status %d, want the command's 3; stderr:\n%s", code, stderr.String())
+		}
+		lines := strings.SplitN(stdout.String(), "\n", 2)
+		if !strings.HasPrefix(lines[0], "http://127.0.0.1:") || len(lines) < 2 || lines[1] != "hello from /hello" {
+			t.Errorf("stdout = %q, want the proxy URL on a line then the command's output", stdout.String())
+		}
+		if want := "wireproof: recording " + lines[0] + " -> " + upstream.URL + " into " + out; !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr = %q, want it to contain %q", stderr.String(), want)
+		}
+		h, evs := recordedEvents(t, out)
+		want := []recordedRequest{
+			{Kind: bundle.KindHTTPRequest, URL: "/hello"},
+			{Kind: bundle.KindHTTPBody, Body: "hello from /hello"},
+		}
+		if diff := cmp.Diff(want, requestsOf(evs)); diff != "" {
+			t.Errorf("recorded requests (-want +got):\n%s", diff)
+		}
+		wantManifest := bundle.Manifest{
+			Commands: [][]string{{self, "[REDACTED]"}},
+			Options:  map[string]string{"upstream": upstream.URL, "listen": "127.0.0.1:0", "body-cap": "16777216", "redact": "1 secrets"},
+		}
+		if diff := cmp.Diff(wantManifest, h.Manifest); diff != "" {
+			t.Errorf("manifest (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("records until SIGINT", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run.zst")
+		cmd := exec.Command(bin, "record", "--upstream", upstream.URL, "-o", out)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		proxyURL, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("reading the proxy URL: %v; stderr:\n%s", err, stderr.String())
+		}
+		for _, p := range []string{"/a", "/b"} {
+			res, err := http.Get(strings.TrimSpace(proxyURL) + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		if code := exitStatus(t, cmd.Wait()); code != 0 {
+			t.Fatalf("exit status %d after SIGINT, want 0; stderr:\n%s", code, stderr.String())
+		}
+		_, evs := recordedEvents(t, out)
+		var got []string
+		for _, r := range requestsOf(evs) {
+			if r.Kind == bundle.KindHTTPRequest {
+				got = append(got, r.URL)
+			}
+		}
+		if diff := cmp.Diff([]string{"/a", "/b"}, got); diff != "" {
+			t.Errorf("recorded requests (-want +got):\n%s", diff)
+		}
+	})
+
+	existing := filepath.Join(t.TempDir(), "exists.zst")
+	os.WriteFile(existing, []byte("x"), 0o600)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no upstream", []string{"-o", "x.zst"}, "missing --upstream URL"},
+		{"bad scheme", []string{"--upstream", "ftp://h", "-o", "x.zst"}, `--upstream "ftp://h": must be an http:// or https:// URL`},
+		{"no host", []string{"--upstream", "http://", "-o", "x.zst"}, "has no host"},
+		{"no output", []string{"--upstream", upstream.URL}, "missing -o FILE"},
+		{"existing output", []string{"--upstream", upstream.URL, "-o", existing}, "the file exists"},
+		{"bad body cap", []string{"--upstream", upstream.URL, "-o", "x.zst", "--body-cap", "lots"}, `invalid argument "lots"`},
+		{"command without --", []string{"--upstream", upstream.URL, "-o", "x.zst", "sh"}, `unexpected argument "sh"`},
+		{"bad listen", []string{"--upstream", upstream.URL, "-o", filepath.Join(t.TempDir(), "x.zst"), "--listen", "nowhere"}, "--listen nowhere"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"record"}, c.args...)...)
+			cmd.Dir = t.TempDir()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if code := exitStatus(t, cmd.Run()); code != exitUsage {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), c.want)
+			}
+		})
+	}
+}
