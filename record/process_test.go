@@ -203,9 +203,8 @@ func TestProcessStopKillsGroup(t *testing.T) {
 	if diff := cmp.Diff(want, views(log.events(), signalsAndExit)); diff != "" {
 		t.Errorf("stop events (-want +got):\n%s", diff)
 	}
-	if alive(grandchild) {
-		t.Errorf("grandchild %d outlived the group kill", grandchild)
-	}
+	// Its pipe closed as it died; /proc may lag a moment behind.
+	waitFor(t, fmt.Sprintf("death of grandchild %d after the group kill", grandchild), func() bool { return !alive(grandchild) })
 }
 
 // alive reports whether pid runs and is not a zombie (an orphan may wait to
@@ -279,7 +278,7 @@ func TestProcessReadyErrors(t *testing.T) {
 			if tt.mode == "never-ready" {
 				// Wait for the line the error must carry: the timeout may
 				// otherwise win the race against it.
-				waitFor(t, func() bool { return len(views(log.events(), ofKind(bundle.KindProcLog))) > 0 })
+				waitFor(t, "the first log line", func() bool { return len(views(log.events(), ofKind(bundle.KindProcLog))) > 0 })
 			}
 			err := p.Ready(t.Context())
 			if diff := cmp.Diff(tt.want, err); diff != "" {
@@ -293,12 +292,12 @@ func TestProcessReadyErrors(t *testing.T) {
 }
 
 // waitFor polls cond, for conditions with no event to wait on.
-func waitFor(t *testing.T, cond func() bool) {
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute) // hang guard only
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition never became true")
+			t.Fatalf("%s never happened", what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
