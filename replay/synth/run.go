@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay"
@@ -280,5 +281,5 @@ func (b *builder) endStream(id t3.RequestID) {
 
 // Header is the bundle header of a synthetic run.
 func Header(scenario string) bundle.Header {
-	return bundle.Header{Format: bundle.FormatVersion, Tool: "wireproof synth", Manifest: bundle.Manifest{Scenario: scenario, Provider: "fixture", Model: "scripted"}}
+	return bundle.Header{Format: bundle.FormatVersion, Tool: "wireproof synth", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Manifest: bundle.Manifest{Scenario: scenario, Provider: "fixture", Model: "scripted"}}
 }

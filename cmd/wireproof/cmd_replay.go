@@ -1,0 +1,440 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/replay"
+)
+
+// replayOptions are the flags of `wireproof replay`.
+type replayOptions struct {
+	JSON  bool
+	JUnit string
+	Jobs  int
+	Shard string // "I/N", 1 <= I <= N
+
+	stdout, stderr io.Writer
+	progress       bool // show a progress bar (stderr is a terminal)
+}
+
+var replayOpts replayOptions
+
+var cmdReplay = &cobra.Command{
+	Use:   "replay [flags] BUNDLE|DIR...",
+	Short: "Re-run the checks of recorded bundles and compare with their live verdicts",
+	Long: `replay re-runs every check of each bundle offline, from its events alone, and
+compares the verdict with the one the live run recorded (reproduced or diverged).
+Directories are walked for *.zst bundles, in sorted order. Bundles are replayed in
+parallel; output keeps the input order.
+
+--shard I/N (1 <= I <= N) keeps the bundles whose path relative to the walked root
+(the argument itself for a file) hashes (FNV-1a, 32 bit) to I-1 modulo N: a stable
+share that does not move when other bundles are added.
+
+Exit status: 0 when every bundle passed and reproduced its live verdict, 1 when a
+check failed or a verdict diverged, 3 when a bundle could not be read (after the
+others were replayed), 2 for bad flags.`,
+	Args: cobra.MinimumNArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		replayOpts.stdout, replayOpts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if f, ok := replayOpts.stderr.(*os.File); ok {
+			replayOpts.progress = isatty.IsTerminal(f.Fd())
+		}
+		return runReplay(cmd.Context(), replayOpts, args)
+	},
+}
+
+func init() {
+	f := cmdReplay.Flags()
+	f.BoolVar(&replayOpts.JSON, "json", false, "print verdicts as NDJSON, one line per bundle (deterministic)")
+	f.StringVar(&replayOpts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.IntVar(&replayOpts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles replayed in parallel")
+	f.StringVar(&replayOpts.Shard, "shard", "", "replay only share `I/N` of the bundles (1 <= I <= N)")
+	cmdRoot.AddCommand(cmdReplay)
+}
+
+// bundleRef is one bundle to replay: the path to open and the path relative
+// to the root it was found under (the key for sharding).
+type bundleRef struct {
+	Path string
+	Rel  string
+}
+
+// replayOutcome is one bundle's result, or why it could not be read.
+type replayOutcome struct {
+	ref bundleRef
+	res *replay.Result
+	err error
+}
+
+// Outcome words of a replay line.
+const (
+	outcomeReproduced = "reproduced"
+	outcomeDiverged   = "diverged"
+	outcomeNoLive     = "no live verdict"
+)
+
+func (o replayOutcome) outcome() string {
+	switch {
+	case o.res == nil:
+		return ""
+	case o.res.Recorded == nil:
+		return outcomeNoLive
+	case o.res.Reproduced:
+		return outcomeReproduced
+	}
+	return outcomeDiverged
+}
+
+func (o replayOutcome) passed() bool {
+	return o.res != nil && o.res.Verdict.Status == assert.StatusPassed && o.outcome() != outcomeDiverged
+}
+
+func runReplay(ctx context.Context, opts replayOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout = os.Stdout
+	}
+	if opts.stderr == nil {
+		opts.stderr = os.Stderr
+	}
+	if opts.Jobs < 1 {
+		return usageError{fmt.Errorf("--jobs must be at least 1, got %d", opts.Jobs)}
+	}
+	shardI, shardN, err := parseShard(opts.Shard)
+	if err != nil {
+		return usageError{err}
+	}
+	refs, err := collectBundles(args)
+	if err != nil {
+		return err
+	}
+	if shardN > 0 {
+		refs = shard(refs, shardI, shardN)
+	}
+	outcomes := replayAll(ctx, refs, opts)
+	if ctx.Err() != nil {
+		return interruptedError{ctx.Err()}
+	}
+	if err := printOutcomes(opts, outcomes); err != nil {
+		return err
+	}
+	if opts.JUnit != "" {
+		if err := writeJUnit(opts.JUnit, outcomes); err != nil {
+			return fmt.Errorf("write junit report: %w", err)
+		}
+	}
+	var unreadable []string
+	failed := 0
+	for _, o := range outcomes {
+		if o.err != nil {
+			unreadable = append(unreadable, o.ref.Path)
+		} else if !o.passed() {
+			failed++
+		}
+	}
+	switch {
+	case len(unreadable) > 0:
+		return unreadableError{fmt.Errorf("%d bundle(s) could not be read: %s", len(unreadable), strings.Join(unreadable, ", "))}
+	case failed > 0:
+		return checkFailedError{fmt.Sprintf("%d bundle(s) failed or diverged", failed)}
+	}
+	return nil
+}
+
+// parseShard parses "I/N"; "" means no sharding (n == 0).
+func parseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard wants I/N with 1 <= I <= N, got %q", s)
+	}
+	return i, n, nil
+}
+
+// shard keeps the bundles whose relative path hashes to i-1 modulo n.
+func shard(refs []bundleRef, i, n int) []bundleRef {
+	var out []bundleRef
+	for _, r := range refs {
+		h := fnv.New32a()
+		h.Write([]byte(filepath.ToSlash(r.Rel)))
+		if int(h.Sum32()%uint32(n)) == i-1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// collectBundles expands the arguments: files as given, directories walked for
+// *.zst in sorted order. A missing argument is unreadable.
+func collectBundles(args []string) ([]bundleRef, error) {
+	var refs []bundleRef
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, unreadableError{fmt.Errorf("bundle %s: %w", arg, err)}
+		}
+		if !info.IsDir() {
+			refs = append(refs, bundleRef{Path: arg, Rel: filepath.Base(arg)})
+			continue
+		}
+		var found []bundleRef
+		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".zst") {
+				rel, _ := filepath.Rel(arg, path)
+				found = append(found, bundleRef{Path: path, Rel: rel})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, unreadableError{fmt.Errorf("walk %s: %w", arg, err)}
+		}
+		if len(found) == 0 {
+			return nil, usageError{fmt.Errorf("no *.zst bundles under %s", arg)}
+		}
+		sort.Slice(found, func(i, j int) bool { return found[i].Rel < found[j].Rel })
+		refs = append(refs, found...)
+	}
+	return refs, nil
+}
+
+// replayAll replays refs on opts.Jobs workers and returns outcomes in input order.
+func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []replayOutcome {
+	out := make([]replayOutcome, len(refs))
+	var bar *progressbar.ProgressBar
+	if opts.progress && len(refs) > 3 {
+		bar = progressbar.NewOptions(len(refs), progressbar.OptionSetWriter(opts.stderr),
+			progressbar.OptionSetDescription("replay"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < min(opts.Jobs, len(refs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				res, err := replay.ReplayFile(ctx, refs[i].Path, nil)
+				out[i] = replayOutcome{ref: refs[i], res: res, err: err}
+				if bar != nil {
+					mu.Lock()
+					bar.Add(1)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range refs {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	return out
+}
+
+// replayJSON is one line of --json output. Field order is fixed by the struct;
+// nothing in it depends on time or scheduling.
+type replayJSON struct {
+	Path             string               `json:"path"`
+	Status           string               `json:"status"` // passed, failed or unreadable
+	Scenario         string               `json:"scenario,omitempty"`
+	Outcome          string               `json:"outcome,omitempty"` // reproduced, diverged, no live verdict
+	Verdict          *assert.Verdict      `json:"verdict,omitempty"`
+	Recorded         *assert.Verdict      `json:"recorded,omitempty"`
+	Diff             string               `json:"diff,omitempty"`
+	Truncated        bool                 `json:"truncated,omitempty"`
+	TruncatedReason  string               `json:"truncatedReason,omitempty"`
+	Events           uint64               `json:"events,omitempty"`
+	DecodeErrorCount int                  `json:"decodeErrorCount,omitempty"`
+	DecodeErrors     []replay.DecodeError `json:"decodeErrors,omitempty"`
+	Error            string               `json:"error,omitempty"`
+}
+
+func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
+	var passed, failed, diverged, unreadable int
+	enc := json.NewEncoder(opts.stdout)
+	enc.SetEscapeHTML(false)
+	for _, o := range outcomes {
+		switch {
+		case o.err != nil:
+			unreadable++
+		case o.passed():
+			passed++
+		default:
+			failed++
+		}
+		if o.outcome() == outcomeDiverged {
+			diverged++
+		}
+		if opts.JSON {
+			if err := enc.Encode(o.jsonLine()); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintln(opts.stdout, o.textLine())
+		if o.res != nil && o.res.DecodeErrorCount > 0 {
+			for _, d := range o.res.DecodeErrors {
+				fmt.Fprintf(opts.stdout, "      undecodable @%d %s: %s\n", d.Seq, d.Conn, d.Err)
+			}
+			if extra := o.res.DecodeErrorCount - len(o.res.DecodeErrors); extra > 0 {
+				fmt.Fprintf(opts.stdout, "      ... and %d more undecodable frames\n", extra)
+			}
+		}
+	}
+	summary := fmt.Sprintf("%d bundle(s): %d passed, %d failed, %d diverged, %d unreadable", len(outcomes), passed, failed, diverged, unreadable)
+	if opts.JSON {
+		fmt.Fprintln(opts.stderr, summary)
+	} else {
+		fmt.Fprintln(opts.stdout, summary)
+	}
+	return nil
+}
+
+func (o replayOutcome) textLine() string {
+	if o.err != nil {
+		return fmt.Sprintf("UNREADABLE  %s  %v", o.ref.Path, o.err)
+	}
+	v := o.res.Verdict
+	status := "PASS"
+	if !o.passed() {
+		status = "FAIL"
+	}
+	scenario := o.res.Scenario
+	if scenario == "" {
+		scenario = "-"
+	}
+	parts := []string{status, scenario, o.ref.Path}
+	if f := v.Failure; f != nil {
+		parts = append(parts, fmt.Sprintf("%s @%d: %s", f.Check, f.Seq, f.Message))
+	}
+	parts = append(parts, o.outcome())
+	line := strings.Join(parts, "  ")
+	if o.res.Truncated {
+		line += "  (truncated)"
+	}
+	if o.outcome() == outcomeDiverged {
+		line += "\n" + indent(o.res.Diff, "      ")
+	}
+	return line
+}
+
+func (o replayOutcome) jsonLine() replayJSON {
+	j := replayJSON{Path: filepath.ToSlash(o.ref.Path)}
+	if o.err != nil {
+		j.Status, j.Error = "unreadable", o.err.Error()
+		return j
+	}
+	v := o.res.Verdict
+	j.Status, j.Scenario, j.Outcome, j.Verdict, j.Recorded = v.Status, o.res.Scenario, o.outcome(), &v, o.res.Recorded
+	if !o.passed() {
+		j.Status = assert.StatusFailed
+	}
+	j.Diff, j.Truncated, j.TruncatedReason, j.Events = o.res.Diff, o.res.Truncated, o.res.TruncatedReason, o.res.Events
+	j.DecodeErrorCount, j.DecodeErrors = o.res.DecodeErrorCount, o.res.DecodeErrors
+	return j
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// JUnit XML: one testsuite, one testcase per bundle.
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(path string, outcomes []replayOutcome) error {
+	s := junitSuite{Name: "wireproof replay", Tests: len(outcomes)}
+	for _, o := range outcomes {
+		c := junitCase{Name: filepath.ToSlash(o.ref.Path), Classname: "wireproof.replay"}
+		switch {
+		case o.err != nil:
+			s.Errors++
+			c.Error = &junitFailure{Message: "unreadable bundle", Type: "unreadable", Text: o.err.Error()}
+		case !o.passed():
+			s.Failures++
+			c.Classname += "." + o.res.Scenario
+			f := &junitFailure{Type: o.outcome()}
+			if vf := o.res.Verdict.Failure; vf != nil {
+				f.Message = vf.Message
+				f.Type = vf.Check
+				f.Text = fmt.Sprintf("check: %s\nseq: %d\nthread: %s\nrun: %s\nexpected: %s\nseen: %s\n", vf.Check, vf.Seq, vf.ThreadID, vf.RunID, vf.Expected, vf.Seen)
+				if vf.Diff != "" {
+					f.Text += "diff (-want +got):\n" + vf.Diff
+				}
+			}
+			if o.outcome() == outcomeDiverged {
+				if f.Message == "" {
+					f.Message = "replayed verdict diverged from the live verdict"
+				}
+				f.Text += "verdict diff (-recorded +replayed):\n" + o.res.Diff
+			}
+			c.Failure = f
+		default:
+			c.Classname += "." + o.res.Scenario
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	b, err := xml.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append([]byte(xml.Header), append(b, '\n')...)
+	return os.WriteFile(path, b, 0o644)
+}
+
+var _ = errors.New
