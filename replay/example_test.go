@@ -19,11 +19,12 @@ func ExampleEngine() {
 	}
 	v := e.Verdict()
 	fmt.Println(v.Status, v.Failure.Check, "@", v.Failure.Seq)
-	fmt.Print(v.Failure.Diff)
+	fmt.Println(v.Failure.Message)
+	fmt.Println("expected:", v.Failure.Expected)
+	fmt.Println("seen:", v.Failure.Seen)
 	// Output:
 	// failed single-notification @ 44
-	//   int(
-	// - 	1,
-	// + 	2,
-	//   )
+	// One completion produced multiple notifications
+	// expected: 1 notification turn item
+	// seen: 2 notification turn items
 }
