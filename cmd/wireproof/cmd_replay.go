@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -437,4 +436,3 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-var _ = errors.New

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const golden = "../../fixtures/golden"
+
+func replayOut(t *testing.T, opts replayOptions, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	opts.stdout, opts.stderr = &out, &errOut
+	if opts.Jobs == 0 {
+		opts.Jobs = 2
+	}
+	err := runReplay(context.Background(), opts, args)
+	return out.String(), err
+}
+
+// TestReplayJSONDeterministic: the same bundles give byte-identical --json
+// output across runs, whatever the parallelism.
+func TestReplayJSONDeterministic(t *testing.T) {
+	a, errA := replayOut(t, replayOptions{JSON: true, Jobs: 1}, golden)
+	b, errB := replayOut(t, replayOptions{JSON: true, Jobs: 4}, golden)
+	if errA == nil || errB == nil {
+		t.Fatal("the corpus has failing bundles; replay reported success")
+	}
+	if a != b {
+		t.Errorf("--json output differs between runs:\n%s", cmp.Diff(a, b))
+	}
+	if n := strings.Count(a, "\n"); n < 30 {
+		t.Errorf("%d lines of --json output, want one per bundle", n)
+	}
+}
+
+func TestReplayExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.zst")
+	if err := os.WriteFile(bad, []byte("not a bundle"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts replayOptions
+		args []string
+		code int
+		line string // a line the output must contain
+	}{
+		{"passing bundle", replayOptions{}, []string{golden + "/idle.zst"}, exitOK, "PASS  idle  ../../fixtures/golden/idle.zst  reproduced"},
+		{"failing bundle", replayOptions{}, []string{golden + "/idle-wrong-result.zst"}, exitCheckFailed, "FAIL  idle  ../../fixtures/golden/idle-wrong-result.zst  terminal-child-has-secret @36: Child published an incorrect or failed result  reproduced"},
+		{"truncated bundle", replayOptions{}, []string{golden + "/idle-truncated.zst"}, exitCheckFailed, "no live verdict  (truncated)"},
+		{"unreadable after the others", replayOptions{}, []string{bad, golden + "/idle.zst"}, exitUnreadable, "PASS  idle"},
+		{"missing file", replayOptions{}, []string{filepath.Join(dir, "nope.zst")}, exitUnreadable, ""},
+		{"bad shard", replayOptions{Shard: "3/2"}, []string{golden}, exitUsage, ""},
+		{"bad jobs", replayOptions{Jobs: -1}, []string{golden}, exitUsage, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := replayOut(t, tt.opts, tt.args...)
+			if got := exitCode(err, false); got != tt.code {
+				t.Errorf("exit code = %d, want %d (err %v)\n%s", got, tt.code, err, out)
+			}
+			if !strings.Contains(out, tt.line) {
+				t.Errorf("output lacks %q:\n%s", tt.line, out)
+			}
+		})
+	}
+}
+
+// TestReplayShards: the shards of a corpus are disjoint and cover it.
+func TestReplayShards(t *testing.T) {
+	refs, err := collectBundles([]string{golden})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		for _, r := range shard(refs, i, 3) {
+			seen[r.Rel]++
+		}
+	}
+	if len(seen) != len(refs) {
+		t.Errorf("shards cover %d of %d bundles", len(seen), len(refs))
+	}
+	for rel, n := range seen {
+		if n != 1 {
+			t.Errorf("%s is in %d shards", rel, n)
+		}
+	}
+}
+
+func TestReplayJUnit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.xml")
+	if _, err := replayOut(t, replayOptions{JUnit: path}, golden+"/idle.zst", golden+"/active-extra-run.zst"); err == nil {
+		t.Fatal("want a failure")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s junitSuite
+	if err := xml.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, c := range s.Cases {
+		f := ""
+		if c.Failure != nil {
+			f = c.Failure.Type + ": " + c.Failure.Message
+		}
+		got = append(got, c.Name+" | "+f)
+	}
+	want := []string{"../../fixtures/golden/idle.zst | ", "../../fixtures/golden/active-extra-run.zst | active-single-run: Active delivery unexpectedly started another run"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("junit cases (-want +got):\n%s", diff)
+	}
+	if s.Tests != 2 || s.Failures != 1 || !strings.Contains(string(raw), "seq: 42") {
+		t.Errorf("suite tests=%d failures=%d, want 2 and 1 with the seq:\n%s", s.Tests, s.Failures, raw)
+	}
+}
