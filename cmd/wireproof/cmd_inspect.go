@@ -1,0 +1,548 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// inspectOptions are the flags of `wireproof inspect`.
+type inspectOptions struct {
+	JSON  bool
+	Kinds []string // kind prefixes; an event matches any of them
+	Conns []string // connection ids; an event matches any of them
+	From  time.Duration
+	To    time.Duration // 0 with toSet false means no upper bound
+	Limit int           // events shown; 0 means all
+	Full  bool          // print payloads whole
+
+	toSet          bool
+	stdout, stderr io.Writer
+	width          int // timeline columns; 0 means defaultInspectWidth
+}
+
+// defaultInspectWidth is the timeline width when stdout is not a terminal, so
+// output piped to a file or compared in a test does not depend on where it ran.
+const defaultInspectWidth = 120
+
+var inspectOpts inspectOptions
+
+var cmdInspect = &cobra.Command{
+	Use:   "inspect [flags] BUNDLE",
+	Short: "Summarise a bundle and print its events as a timeline",
+	Long: `inspect prints a summary of a bundle (header, manifest, counts per kind and per
+connection, payload and compressed sizes, truncation, trailer digest) and then a
+timeline, one line per event, with payloads abbreviated to the terminal width
+(--full prints them whole).
+
+Filters select the events shown: --kind takes kind prefixes (--kind ws takes every
+ws.* event), --conn connection ids, --from and --to a time range relative to the
+start of the recording (Go durations: 1.5s, 200ms), --limit a number of events.
+
+--json prints bundle lines instead, exactly as they are stored: the header line,
+the events that pass the filters and, when no filter or limit is set, the trailer.
+Without filters the output is the whole decompressed bundle.
+
+A truncated bundle (a recorder that was killed) prints everything readable, says
+so on stderr, and exits 0. A file that is missing, not a bundle, or broken before
+its end exits 3.`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		opts := inspectOpts
+		opts.toSet = cmd.Flags().Changed("to")
+		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if f, ok := opts.stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 40 {
+				opts.width = w
+			}
+		}
+		return runInspect(cmd.Context(), opts, args)
+	},
+}
+
+func init() {
+	f := cmdInspect.Flags()
+	f.BoolVar(&inspectOpts.JSON, "json", false, "print the selected lines as NDJSON in the bundle's own encoding")
+	f.StringArrayVar(&inspectOpts.Kinds, "kind", nil, "show events whose kind starts with `K` (repeatable)")
+	f.StringArrayVar(&inspectOpts.Conns, "conn", nil, "show events of connection `C` (repeatable)")
+	f.DurationVar(&inspectOpts.From, "from", 0, "show events at or after `DUR` from the start")
+	f.DurationVar(&inspectOpts.To, "to", 0, "show events at or before `DUR` from the start")
+	f.IntVar(&inspectOpts.Limit, "limit", 0, "show at most `N` events (0: all)")
+	f.BoolVar(&inspectOpts.Full, "full", false, "print payloads whole instead of abbreviated")
+	cmdRoot.AddCommand(cmdInspect)
+}
+
+func runInspect(ctx context.Context, opts inspectOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout = os.Stdout
+	}
+	if opts.stderr == nil {
+		opts.stderr = os.Stderr
+	}
+	if opts.width <= 0 {
+		opts.width = defaultInspectWidth
+	}
+	if err := opts.check(args); err != nil {
+		return err
+	}
+	path := args[0]
+	out := bufio.NewWriterSize(opts.stdout, 64<<10)
+	var err error
+	if opts.JSON {
+		err = inspectJSON(ctx, opts, path, out)
+	} else {
+		err = inspectText(ctx, opts, path, out)
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	return err
+}
+
+func (o *inspectOptions) check(args []string) error {
+	if o.To > 0 {
+		o.toSet = true
+	}
+	switch {
+	case len(args) != 1:
+		return usageError{fmt.Errorf("inspect takes one bundle, got %d arguments", len(args))}
+	case o.Limit < 0:
+		return usageError{fmt.Errorf("--limit must not be negative, got %d", o.Limit)}
+	case o.From < 0:
+		return usageError{fmt.Errorf("--from must not be negative, got %s", o.From)}
+	case o.To < 0:
+		return usageError{fmt.Errorf("--to must not be negative, got %s", o.To)}
+	case o.toSet && o.To < o.From:
+		return usageError{fmt.Errorf("--to %s is before --from %s", o.To, o.From)}
+	}
+	return nil
+}
+
+// filtered reports whether any filter or limit is set.
+func (o *inspectOptions) filtered() bool {
+	return len(o.Kinds) > 0 || len(o.Conns) > 0 || o.From > 0 || o.toSet || o.Limit > 0
+}
+
+// match reports whether ev passes the filters (the limit aside).
+func (o *inspectOptions) match(ev *bundle.Event) bool {
+	if len(o.Kinds) > 0 && !slices.ContainsFunc(o.Kinds, func(k string) bool { return strings.HasPrefix(string(ev.Kind), k) }) {
+		return false
+	}
+	if len(o.Conns) > 0 && !slices.Contains(o.Conns, ev.Conn) {
+		return false
+	}
+	t := time.Duration(ev.T)
+	return t >= o.From && (!o.toSet || t <= o.To)
+}
+
+// openBundle opens a bundle for inspect, mapping failure to exit status 3.
+// Bodies are skipped when only the envelope is needed.
+func openBundle(path string, skipBodies bool) (*bundle.Reader, error) {
+	var opts bundle.ReaderOptions
+	if skipBodies {
+		opts.SkipBody = func(bundle.Kind) bool { return true }
+	}
+	r, err := bundle.Open(path, &opts)
+	if err != nil {
+		return nil, unreadableError{err}
+	}
+	return r, nil
+}
+
+// eachEvent calls fn for every event of r. It returns nil at the end of the
+// bundle, whether it was truncated or not.
+func eachEvent(ctx context.Context, r *bundle.Reader, fn func(ev *bundle.Event) bool) error {
+	var ev bundle.Event
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return interruptedError{ctx.Err()}
+		}
+		err := r.Next(&ev)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return unreadableError{err}
+		}
+		if !fn(&ev) {
+			return nil
+		}
+	}
+}
+
+// warnTruncated says on stderr that the evidence was cut short.
+func warnTruncated(opts inspectOptions, path string, r *bundle.Reader) {
+	if r.Truncated() {
+		fmt.Fprintf(opts.stderr, "wireproof: warning: %s is truncated: %s\n", path, r.TruncatedReason())
+	}
+}
+
+func inspectJSON(ctx context.Context, opts inspectOptions, path string, out *bufio.Writer) error {
+	r, err := openBundle(path, true) // lines are copied as stored; bodies are not needed
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	writeLine := func(line []byte) {
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+	writeLine(r.Line())
+	shown := 0
+	err = eachEvent(ctx, r, func(ev *bundle.Event) bool {
+		if !opts.match(ev) {
+			return true
+		}
+		writeLine(r.Line())
+		shown++
+		return opts.Limit == 0 || shown < opts.Limit
+	})
+	if err != nil {
+		return err
+	}
+	if r.Trailer() != nil && !opts.filtered() {
+		writeLine(r.Line())
+	}
+	warnTruncated(opts, path, r)
+	return nil
+}
+
+func inspectText(ctx context.Context, opts inspectOptions, path string, out *bufio.Writer) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return unreadableError{err}
+	}
+	// Pass 1: the summary, from envelopes and payload sizes.
+	r, err := openBundle(path, false)
+	if err != nil {
+		return err
+	}
+	s := newBundleSummary(path, fi.Size(), r)
+	readErr := eachEvent(ctx, r, func(ev *bundle.Event) bool {
+		s.add(ev, r.Line())
+		return true
+	})
+	var intr interruptedError
+	if errors.As(readErr, &intr) {
+		r.Close()
+		return readErr
+	}
+	s.finish(r, readErr)
+	r.Close()
+	s.print(out)
+
+	// Pass 2: the timeline, streamed so memory stays bounded.
+	r, err = openBundle(path, false)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fmt.Fprintln(out)
+	shown := 0
+	var line []byte
+	err = eachEvent(ctx, r, func(ev *bundle.Event) bool {
+		if !opts.match(ev) {
+			return true
+		}
+		line = appendTimelineLine(line[:0], ev, opts.width, opts.Full)
+		out.Write(line)
+		shown++
+		return opts.Limit == 0 || shown < opts.Limit
+	})
+	if err != nil {
+		return err
+	}
+	if r.Truncated() {
+		fmt.Fprintf(out, "truncated: %s\n", r.TruncatedReason())
+	}
+	warnTruncated(opts, path, r)
+	return readErr
+}
+
+// appendTimelineLine formats one event:
+//
+//	seq  +1.234567s  ws.message  ws3 c2s text  {"_tag":"Request",...}
+//
+// abbreviating the payload so the line fits width columns unless full is set.
+func appendTimelineLine(dst []byte, ev *bundle.Event, width int, full bool) []byte {
+	start := len(dst)
+	dst = fmt.Appendf(dst, "%6d  %s  %-13s", ev.Seq, formatOffset(ev.T), ev.Kind)
+	dst = appendEnvelope(dst, ev)
+	if ev.Body.Data != nil {
+		dst = append(dst, "  "...)
+		room := -1
+		if !full {
+			room = width - utf8.RuneCount(dst[start:])
+		}
+		dst = appendPreview(dst, ev.Body, room)
+	}
+	dst = trimRight(dst, start)
+	return append(dst, '\n')
+}
+
+func trimRight(b []byte, start int) []byte {
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// formatOffset prints a time since the start as +S.MMMMMMs.
+func formatOffset(t int64) string {
+	return fmt.Sprintf("+%d.%06ds", t/1e9, t%1e9/1e3)
+}
+
+// appendEnvelope appends the event's fields other than seq, t, kind and body.
+func appendEnvelope(dst []byte, ev *bundle.Event) []byte {
+	word := func(s string) {
+		if s != "" {
+			dst = append(dst, ' ')
+			dst = append(dst, s...)
+		}
+	}
+	word(ev.Conn)
+	word(string(ev.Dir))
+	word(ev.Type)
+	word(ev.Name)
+	word(ev.Method)
+	word(ev.URL)
+	if ev.Status != 0 {
+		word("status=" + strconv.Itoa(ev.Status))
+	}
+	if ev.Code != 0 {
+		word("code=" + strconv.Itoa(ev.Code))
+	}
+	if ev.Reason != "" {
+		word("reason=" + strconv.Quote(ev.Reason))
+	}
+	if len(ev.Header) > 0 {
+		word(fmt.Sprintf("header[%d]", len(ev.Header)))
+	}
+	if len(ev.Attrs) > 0 {
+		word(string(ev.Attrs))
+	}
+	if ev.Size != 0 {
+		word("size=" + strconv.FormatInt(ev.Size, 10))
+	}
+	if ev.Truncated {
+		word("truncated")
+	}
+	if ev.Err != "" {
+		word("err=" + strconv.Quote(ev.Err))
+	}
+	return dst
+}
+
+// appendPreview appends a readable form of a payload in at most room runes
+// (room < 0: no limit). Text keeps its characters with control characters
+// escaped; binary shows its size and leading bytes in hex.
+func appendPreview(dst []byte, p bundle.Payload, room int) []byte {
+	var text []byte
+	if p.Encoding() == bundle.EncodingB64 {
+		what := "binary"
+		if !p.Binary {
+			what = "not UTF-8"
+		}
+		lead := p.Data
+		if room >= 0 && len(lead) > 32 {
+			lead = lead[:32]
+		}
+		text = fmt.Appendf(nil, "<%d bytes %s> %s", len(p.Data), what, hex.EncodeToString(lead))
+		if len(lead) < len(p.Data) {
+			text = append(text, "..."...)
+		}
+	} else {
+		text = escapeControls(p.Data)
+	}
+	if room < 0 {
+		return append(dst, text...)
+	}
+	room = max(room, 20)
+	if utf8.RuneCount(text) <= room {
+		return append(dst, text...)
+	}
+	n := 0
+	for i := range string(text) {
+		if n == room-3 {
+			return append(append(dst, text[:i]...), "..."...)
+		}
+		n++
+	}
+	return append(dst, text...)
+}
+
+// escapeControls writes control characters as Go escapes so one event stays
+// one line.
+func escapeControls(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for _, r := range string(b) {
+		switch {
+		case r == '\n':
+			out = append(out, `\n`...)
+		case r == '\r':
+			out = append(out, `\r`...)
+		case r == '\t':
+			out = append(out, `\t`...)
+		case r < 0x20 || r == 0x7f:
+			out = fmt.Appendf(out, `\x%02x`, r)
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return out
+}
+
+// bundleSummary is what inspect says about a bundle as a whole.
+type bundleSummary struct {
+	path         string
+	compressed   int64
+	uncompressed int64
+	header       bundle.Header
+	events       int
+	kinds        map[bundle.Kind]int
+	conns        map[string]*connSummary
+	connOrder    []string // in order of first appearance
+	payload      int64
+	lastT        int64
+	truncated    string // the reason, if truncated
+	trailer      *bundle.Trailer
+	err          error // why reading stopped before the end
+}
+
+type connSummary struct {
+	kinds map[bundle.Kind]int
+	bytes int64
+}
+
+func newBundleSummary(path string, compressed int64, r *bundle.Reader) *bundleSummary {
+	return &bundleSummary{
+		path:         path,
+		compressed:   compressed,
+		uncompressed: int64(len(r.Line())) + 1,
+		header:       r.Header(),
+		kinds:        map[bundle.Kind]int{},
+		conns:        map[string]*connSummary{},
+	}
+}
+
+func (s *bundleSummary) add(ev *bundle.Event, line []byte) {
+	s.events++
+	s.kinds[ev.Kind]++
+	s.payload += int64(len(ev.Body.Data))
+	s.uncompressed += int64(len(line)) + 1
+	s.lastT = ev.T
+	if ev.Conn == "" {
+		return
+	}
+	c := s.conns[ev.Conn]
+	if c == nil {
+		c = &connSummary{kinds: map[bundle.Kind]int{}}
+		s.conns[ev.Conn] = c
+		s.connOrder = append(s.connOrder, ev.Conn)
+	}
+	c.kinds[ev.Kind]++
+	c.bytes += int64(len(ev.Body.Data))
+}
+
+func (s *bundleSummary) finish(r *bundle.Reader, err error) {
+	s.err = err
+	if r.Truncated() {
+		s.truncated = r.TruncatedReason()
+	}
+	if s.trailer = r.Trailer(); s.trailer != nil {
+		s.uncompressed += int64(len(r.Line())) + 1
+	}
+}
+
+func (s *bundleSummary) print(w io.Writer) {
+	row := func(label, format string, args ...any) {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-12s", label)+fmt.Sprintf(format, args...), " "))
+	}
+	h := s.header
+	row("file", "%s", s.path)
+	row("format", "%d", h.Format)
+	row("tool", "%s", h.Tool)
+	row("started", "%s", h.Started.UTC().Format(time.RFC3339Nano))
+	m := h.Manifest
+	var facts []string
+	for _, f := range [][2]string{{"scenario", m.Scenario}, {"provider", m.Provider}, {"model", m.Model}, {"revision", m.Revision}} {
+		if f[1] != "" {
+			facts = append(facts, f[0]+"="+f[1])
+		}
+	}
+	if m.Dirty {
+		facts = append(facts, "dirty")
+	}
+	row("manifest", "%s", strings.Join(facts, " "))
+	for _, c := range m.Commands {
+		row("", "command: %s", quoteArgs(c))
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Options)) {
+		row("", "option %s=%s", k, m.Options[k])
+	}
+	row("duration", "%s", strings.TrimPrefix(formatOffset(s.lastT), "+"))
+	row("events", "%d", s.events)
+	row("kinds", "%s", formatKindCounts(s.kinds))
+	if len(s.connOrder) > 0 {
+		row("connections", "")
+		for _, id := range s.connOrder {
+			c := s.conns[id]
+			fmt.Fprintf(w, "  %-10s%s; %d payload bytes\n", id, formatKindCounts(c.kinds), c.bytes)
+		}
+	}
+	row("payload", "%d bytes", s.payload)
+	ratio := 0.0
+	if s.compressed > 0 {
+		ratio = float64(s.uncompressed) / float64(s.compressed)
+	}
+	row("size", "%d bytes compressed, %d uncompressed (ratio %.1fx)", s.compressed, s.uncompressed, ratio)
+	switch {
+	case s.err != nil:
+		row("error", "%v", s.err)
+	case s.truncated != "":
+		row("truncated", "%s", s.truncated)
+	default:
+		row("truncated", "no")
+	}
+	if s.trailer != nil {
+		row("trailer", "digest ok (%s)", s.trailer.Digest)
+	} else {
+		row("trailer", "none")
+	}
+}
+
+// formatKindCounts prints counts per kind sorted by kind.
+func formatKindCounts(kinds map[bundle.Kind]int) string {
+	parts := make([]string, 0, len(kinds))
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func quoteArgs(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$") {
+			a = strconv.Quote(a)
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
+}

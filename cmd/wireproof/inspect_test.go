@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+const (
+	smallBundle = "testdata/inspect/small.zst" // a hand-built bundle of a short run
+	cutBundle   = "testdata/inspect/cut.zst"   // small.zst cut short, as a killed recorder leaves it
+)
+
+// smallEvents is the content of small.zst; event i is at (i+1) ms.
+func smallEvents() []bundle.Event {
+	chunk := `{"_tag":"Chunk","requestId":"0","values":[{"type":"thread.message","threadId":"t1","text":"` +
+		strings.Repeat("all work and no play ", 12) + `"}]}`
+	return []bundle.Event{
+		{Kind: bundle.KindProcStart, Conn: "server", Attrs: json.RawMessage(`{"argv":["t3","start","--bootstrap-fd","3"],"pid":4242}`)},
+		{Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte("listening on 127.0.0.1:3773\tok"))},
+		{Kind: bundle.KindProcReady, Conn: "server", Body: bundle.Text([]byte("startup phase: complete"))},
+		{Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "POST", URL: "/api/auth/bootstrap", Header: http.Header{"Content-Type": {"application/json"}}},
+		{Kind: bundle.KindHTTPBody, Conn: "h1", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(`{"token":"[REDACTED]"}`))},
+		{Kind: bundle.KindHTTPResponse, Conn: "h1", Status: 200},
+		{Kind: bundle.KindHTTPBody, Conn: "h1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"ok":true}`))},
+		{Kind: bundle.KindHTTPEnd, Conn: "h1", Size: 11},
+		{Kind: bundle.KindWSOpen, Conn: "ws1", URL: "/ws?ticket=[REDACTED]"},
+		{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirClientToServer, Type: bundle.TypeText,
+			Body: bundle.Text([]byte(`{"_tag":"Request","id":0,"tag":"subscribeThread","payload":{"threadId":"t1"},"headers":[]}`))},
+		{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirServerToClient, Type: bundle.TypeText, Body: bundle.Text([]byte(chunk))},
+		{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirClientToServer, Type: bundle.TypeText, Body: bundle.Text([]byte(`{"_tag":"Ack","requestId":0}`))},
+		{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirServerToClient, Type: bundle.TypeBinary, Body: bundle.Binary([]byte{0xde, 0xad, 0xbe, 0xef})},
+		{Kind: bundle.KindGateRequest, Conn: "gate", Method: "GET", URL: "/gate"},
+		{Kind: bundle.KindGateRelease, Conn: "gate", URL: "/gate", Status: 200, Body: bundle.Text([]byte("RESULT_0f0e"))},
+		{Kind: bundle.KindMark, Name: "phase", Body: bundle.Text([]byte(`{"phase":"done"}`))},
+		{Kind: bundle.KindWSClose, Conn: "ws1", Dir: bundle.DirClientToServer, Code: 1000, Reason: "done"},
+		{Kind: bundle.KindProcSignal, Conn: "server", Name: "SIGTERM"},
+		{Kind: bundle.KindProcExit, Conn: "server", Code: 0},
+		{Kind: bundle.KindVerdict, Body: bundle.Text([]byte(`{"status":"passed"}`))},
+	}
+}
+
+// writeSmallBundles writes small.zst and cut.zst (under -update).
+func writeSmallBundles(t *testing.T) {
+	t.Helper()
+	var buf bytes.Buffer
+	var now int64
+	w, err := bundle.NewWriter(&buf, bundle.Header{
+		Tool:    "wireproof test",
+		Started: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC),
+		Manifest: bundle.Manifest{Scenario: "idle", Provider: "fake", Model: "fake-1", Revision: "0123abcd", Dirty: true,
+			Commands: [][]string{{"t3", "start", "--bootstrap-fd", "3"}}, Options: map[string]string{"timeout": "60", "repeat": "1"}},
+	}, &bundle.WriterOptions{Clock: func() int64 { now += int64(time.Millisecond); return now }, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range smallEvents() {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	full := buf.Bytes()
+	if err := os.MkdirAll(filepath.Dir(smallBundle), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(smallBundle, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Cut inside the last flushed block: the lifecycle flushes leave the
+	// earlier events in complete blocks.
+	if err := os.WriteFile(cutBundle, full[:len(full)-60], 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inspect runs the verb in-process and returns stdout, stderr and the error.
+func inspect(t *testing.T, opts inspectOptions, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts.stdout, opts.stderr = &stdout, &stderr
+	err := runInspect(context.Background(), opts, args)
+	return stdout.String(), stderr.String(), err
+}
+
+func TestInspectGolden(t *testing.T) {
+	if *update {
+		writeSmallBundles(t)
+	}
+	tests := []struct {
+		name string
+		opts inspectOptions
+		file string
+	}{
+		{"summary", inspectOptions{}, smallBundle},
+		{"full", inspectOptions{Full: true, Kinds: []string{"ws.message"}}, smallBundle},
+		{"narrow", inspectOptions{width: 60, Conns: []string{"ws1", "server"}}, smallBundle},
+		{"kind-ws-limit", inspectOptions{Kinds: []string{"ws"}, Limit: 3}, smallBundle},
+		{"time-range", inspectOptions{From: 4 * time.Millisecond, To: 7 * time.Millisecond}, smallBundle},
+		{"json-filtered", inspectOptions{JSON: true, Kinds: []string{"http.body", "mark"}}, smallBundle},
+		{"cut", inspectOptions{}, cutBundle},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := inspect(t, tc.opts, tc.file)
+			if err != nil {
+				t.Fatalf("inspect: %v", err)
+			}
+			golden := filepath.Join("testdata", "inspect", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), out); diff != "" {
+				t.Errorf("inspect %s (-want +got):\n%s", tc.name, diff)
+			}
+		})
+	}
+}
+
+// TestInspectJSONRoundTrip checks that --json without filters prints the
+// decompressed bundle byte for byte, and that its lines decode to the events.
+func TestInspectJSONRoundTrip(t *testing.T) {
+	out, stderr, err := inspect(t, inspectOptions{JSON: true}, smallBundle)
+	if err != nil || stderr != "" {
+		t.Fatalf("inspect --json: %v, stderr %q", err, stderr)
+	}
+	compressed, err := os.ReadFile(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	plain, err := dec.DecodeAll(compressed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(plain), out); diff != "" {
+		t.Errorf("inspect --json is not the decompressed bundle (-want +got):\n%s", diff)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := smallEvents()
+	if len(lines) != len(want)+2 {
+		t.Fatalf("got %d lines, want header, %d events and trailer", len(lines), len(want))
+	}
+	for i, line := range lines[1 : len(lines)-1] {
+		var got bundle.Event
+		if err := bundle.DecodeEvent([]byte(line), &got); err != nil {
+			t.Fatalf("line %d: %v", i+2, err)
+		}
+		w := want[i]
+		w.Seq, w.T = uint64(i+1), int64(i+1)*int64(time.Millisecond)
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("line %d (-want +got):\n%s", i+2, diff)
+		}
+	}
+}
+
+func TestInspectFilters(t *testing.T) {
+	tests := []struct {
+		name string
+		opts inspectOptions
+		want []uint64 // seqs of the events shown
+	}{
+		{"no filter", inspectOptions{}, seqRange(1, 20)},
+		{"kind prefix", inspectOptions{Kinds: []string{"ws"}}, []uint64{9, 10, 11, 12, 13, 17}},
+		{"exact kind and another", inspectOptions{Kinds: []string{"ws.close", "proc.exit"}}, []uint64{17, 19}},
+		{"kind matching nothing", inspectOptions{Kinds: []string{"nope"}}, nil},
+		{"conn", inspectOptions{Conns: []string{"gate"}}, []uint64{14, 15}},
+		{"conns", inspectOptions{Conns: []string{"gate", "h1"}}, []uint64{4, 5, 6, 7, 8, 14, 15}},
+		{"kind and conn", inspectOptions{Kinds: []string{"proc"}, Conns: []string{"server"}}, []uint64{1, 2, 3, 18, 19}},
+		{"from", inspectOptions{From: 18 * time.Millisecond}, []uint64{18, 19, 20}},
+		{"to", inspectOptions{To: 2 * time.Millisecond}, []uint64{1, 2}},
+		{"from and to inclusive", inspectOptions{From: 5 * time.Millisecond, To: 7 * time.Millisecond}, []uint64{5, 6, 7}},
+		{"to between events", inspectOptions{To: 2500 * time.Microsecond}, []uint64{1, 2}},
+		{"limit", inspectOptions{Limit: 4}, []uint64{1, 2, 3, 4}},
+		{"limit after filter", inspectOptions{Conns: []string{"ws1"}, Limit: 2}, []uint64{9, 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.JSON = true
+			out, _, err := inspect(t, opts, smallBundle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []uint64
+			for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				var ev bundle.Event
+				if err := bundle.DecodeEvent([]byte(line), &ev); err != nil {
+					t.Fatalf("line %d: %v", i+1, err)
+				}
+				if i == 0 {
+					if ev.Kind != bundle.KindHeader {
+						t.Fatalf("first line is %s, want the header", ev.Kind)
+					}
+					continue
+				}
+				if ev.Kind != bundle.KindTrailer {
+					got = append(got, ev.Seq)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("events shown (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func seqRange(from, to uint64) []uint64 {
+	var s []uint64
+	for i := from; i <= to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func TestInspectTruncatedInProcess(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		out, stderr, err := inspect(t, inspectOptions{JSON: asJSON}, cutBundle)
+		if err != nil {
+			t.Fatalf("json=%v: inspect of a truncated bundle failed: %v", asJSON, err)
+		}
+		if !strings.Contains(stderr, cutBundle+" is truncated: after line ") {
+			t.Errorf("json=%v: stderr %q does not say the bundle is truncated", asJSON, stderr)
+		}
+		if !strings.Contains(out, `"kind":"ws.open"`) && !strings.Contains(out, "ws.open") {
+			t.Errorf("json=%v: output lost the events before the cut:\n%s", asJSON, out)
+		}
+	}
+}
+
+func TestInspectUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		opts inspectOptions
+		args []string
+		want string
+	}{
+		{"no bundle", inspectOptions{}, nil, "inspect takes one bundle, got 0 arguments"},
+		{"negative limit", inspectOptions{Limit: -1}, []string{smallBundle}, "--limit must not be negative, got -1"},
+		{"negative from", inspectOptions{From: -time.Second}, []string{smallBundle}, "--from must not be negative, got -1s"},
+		{"to before from", inspectOptions{From: time.Second, To: time.Millisecond}, []string{smallBundle}, "--to 1ms is before --from 1s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := inspect(t, tc.opts, tc.args...)
+			var usage usageError
+			if !errors.As(err, &usage) || err.Error() != tc.want {
+				t.Errorf("error = %v (%T), want usageError %q", err, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestInspectBinary runs the built program as a child process and checks its
+// exit codes and streams.
+func TestInspectBinary(t *testing.T) {
+	dir := t.TempDir()
+	notZstd := filepath.Join(dir, "notes.zst")
+	if err := os.WriteFile(notZstd, []byte("{\"seq\":0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newer := filepath.Join(dir, "newer.zst")
+	w, err := bundle.Create(newer, bundle.Header{Format: bundle.FormatVersion + 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.zst")
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     string // substring, "" for empty
+		stderr     string // the whole of stderr, "" for empty
+		stderrPart string // or a substring of it
+	}{
+		{"summary", []string{"inspect", smallBundle}, 0, "trailer     digest ok", "", ""},
+		{"json", []string{"inspect", "--json", "--kind", "verdict", smallBundle}, 0, `"kind":"verdict"`, "", ""},
+		{"truncated", []string{"inspect", cutBundle}, 0, "truncated: after line", "", cutBundle + " is truncated: after line"},
+		{"missing", []string{"inspect", missing}, 3, "", "wireproof: stat " + missing + ": no such file or directory\n", ""},
+		{"missing json", []string{"inspect", "--json", missing}, 3, "", "wireproof: open " + missing + ": no such file or directory\n", ""},
+		{"not zstd", []string{"inspect", notZstd}, 3, "", "wireproof: " + notZstd + " is not a wireproof bundle: not zstd data\n", ""},
+		{"newer format", []string{"inspect", newer}, 3, "", "wireproof: " + newer + " is format 2; this wireproof reads format 1 or older: upgrade wireproof\n", ""},
+		{"no bundle", []string{"inspect"}, 2, "", "", "accepts 1 arg(s), received 0"},
+		{"bad limit", []string{"inspect", "--limit", "-2", smallBundle}, 2, "", "wireproof: --limit must not be negative, got -2\n", ""},
+		{"bad duration", []string{"inspect", "--from", "soon", smallBundle}, 2, "", "", `invalid argument "soon" for "--from"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(wireproofBin, tc.args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if tc.stdout == "" && stdout.Len() > 0 {
+				t.Errorf("stdout is not empty:\n%s", stdout.String())
+			}
+			if !strings.Contains(stdout.String(), tc.stdout) {
+				t.Errorf("stdout does not contain %q:\n%s", tc.stdout, stdout.String())
+			}
+			if tc.stderrPart != "" {
+				if !strings.Contains(stderr.String(), tc.stderrPart) {
+					t.Errorf("stderr does not contain %q:\n%s", tc.stderrPart, stderr.String())
+				}
+			} else if diff := cmp.Diff(tc.stderr, stderr.String()); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInspectStopsOnInterrupt checks that a cancelled context ends the
+// command with the interrupted status.
+func TestInspectStopsOnInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := runInspect(ctx, inspectOptions{stdout: io.Discard, stderr: io.Discard}, []string{smallBundle})
+	if code := exitCode(err, true); code != exitInterrupted {
+		t.Errorf("exit code %d for %v, want %d", code, err, exitInterrupted)
+	}
+}
