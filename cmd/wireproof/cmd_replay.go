@@ -435,4 +435,3 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 	b = append([]byte(xml.Header), append(b, '\n')...)
 	return os.WriteFile(path, b, 0o644)
 }
-
