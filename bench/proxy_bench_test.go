@@ -1,0 +1,399 @@
+// Package bench measures the recording proxy against baselines in the same
+// run; run.sh turns the results into ratios.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/record"
+)
+
+// message returns a 1 KiB JSON text message that differs from its
+// neighbours the way RPC stream chunks do.
+func message(n int) []byte {
+	head := fmt.Sprintf(`{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","sequence":%d,"delta":"`, n%97, n)
+	b := make([]byte, 0, 1024)
+	b = append(b, head...)
+	for len(b) < 1024-4 {
+		b = append(b, "lorem ipsum dolor sit amet "[n%7:]...)
+	}
+	b = b[:1024-4]
+	return append(b, `"}]}`...)
+}
+
+// wsURL turns an http URL into a ws one.
+func wsURL(u string) string { return "ws" + strings.TrimPrefix(u, "http") }
+
+// sinkServer counts messages and answers "done" with the count.
+func sinkServer() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(64 << 20)
+		ctx := context.Background()
+		n := 0
+		buf := make([]byte, 4096)
+		for {
+			_, rd, err := c.Reader(ctx)
+			if err != nil {
+				return
+			}
+			m, _ := io.ReadFull(rd, buf)
+			io.Copy(io.Discard, rd)
+			if string(buf[:m]) == "done" {
+				c.Write(ctx, websocket.MessageText, []byte(strconv.Itoa(n)))
+				continue
+			}
+			n++
+		}
+	}))
+}
+
+// echoServer echoes every message.
+func echoServer() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := context.Background()
+		for {
+			typ, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if c.Write(ctx, typ, b) != nil {
+				return
+			}
+		}
+	}))
+}
+
+// plainRelay is an unrecorded coder/websocket relay, the reference for what
+// relaying alone costs.
+func plainRelay(upstream string) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		up, _, err := websocket.Dial(r.Context(), wsURL(upstream)+r.URL.RequestURI(), nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer up.CloseNow()
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(64 << 20)
+		up.SetReadLimit(64 << 20)
+		ctx := context.Background()
+		pipe := func(src, dst *websocket.Conn) {
+			for {
+				typ, rd, err := src.Reader(ctx)
+				if err != nil {
+					dst.Close(websocket.StatusNormalClosure, "")
+					return
+				}
+				wr, err := dst.Writer(ctx, typ)
+				if err != nil {
+					return
+				}
+				io.Copy(wr, rd)
+				if wr.Close() != nil {
+					return
+				}
+			}
+		}
+		go pipe(up, c)
+		pipe(c, up)
+	}))
+}
+
+// recordingProxy starts a recording proxy writing a real bundle in a temp dir.
+// The returned stop closes it and returns the bundle's path.
+func recordingProxy(b *testing.B, upstream string) (proxyURL string, stop func() string) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "bench.zst")
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof bench"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := record.New(w, nil)
+	u, _ := url.Parse(upstream)
+	p, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: u})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := record.Listen(context.Background(), "", p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv.URL, func() string {
+		srv.Close(context.Background())
+		if err := rec.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+}
+
+// BenchmarkWSOneWay sends 1 KiB messages one way: directly, through a plain
+// relay, and through the recording proxy.
+func BenchmarkWSOneWay(b *testing.B) {
+	sink := sinkServer()
+	defer sink.Close()
+	msgs := make([][]byte, 256)
+	for i := range msgs {
+		msgs[i] = message(i)
+	}
+	run := func(b *testing.B, base string) {
+		ctx := context.Background()
+		c, _, err := websocket.Dial(ctx, wsURL(base)+"/sink", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.CloseNow()
+		b.SetBytes(1024)
+		b.ResetTimer()
+		for i := range b.N {
+			if err := c.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.Write(ctx, websocket.MessageText, []byte("done"))
+		_, got, err := c.Read(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if string(got) != strconv.Itoa(b.N) {
+			b.Fatalf("sink counted %s messages, want %d", got, b.N)
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	b.Run("direct", func(b *testing.B) { run(b, sink.URL) })
+	b.Run("relay", func(b *testing.B) {
+		relay := plainRelay(sink.URL)
+		defer relay.Close()
+		run(b, relay.URL)
+	})
+	b.Run("recorded", func(b *testing.B) {
+		u, stop := recordingProxy(b, sink.URL)
+		defer stop()
+		run(b, u)
+	})
+}
+
+// BenchmarkWSEcho measures echo round trips of 1 KiB messages and reports
+// their p50 and p99.
+func BenchmarkWSEcho(b *testing.B) {
+	echo := echoServer()
+	defer echo.Close()
+	msg := message(1)
+	run := func(b *testing.B, base string) {
+		ctx := context.Background()
+		c, _, err := websocket.Dial(ctx, wsURL(base)+"/echo", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.CloseNow()
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for range b.N {
+			start := time.Now()
+			if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := c.Read(ctx); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	b.Run("direct", func(b *testing.B) { run(b, echo.URL) })
+	b.Run("recorded", func(b *testing.B) {
+		u, stop := recordingProxy(b, echo.URL)
+		defer stop()
+		run(b, u)
+	})
+}
+
+// BenchmarkHTTPJSON fetches 20 KiB JSON responses from 8 concurrent clients
+// through httputil.ReverseProxy (no recording) and the recording proxy.
+func BenchmarkHTTPJSON(b *testing.B) {
+	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
+	body = append(body[:len(body)-1], "]}"...)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer upstream.Close()
+	run := func(b *testing.B, base string) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+		defer client.CloseIdleConnections()
+		b.SetBytes(int64(len(body)))
+		b.SetParallelism(4) // 8 clients on 2 cores
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := client.Get(base + "/api/threads")
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				n, _ := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if n != int64(len(body)) {
+					b.Errorf("got %d bytes, want %d", n, len(body))
+					return
+				}
+			}
+		})
+	}
+	b.Run("reverseproxy", func(b *testing.B) {
+		u, _ := url.Parse(upstream.URL)
+		rp := httputil.NewSingleHostReverseProxy(u)
+		rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+		srv := httptest.NewServer(rp)
+		defer srv.Close()
+		run(b, srv.URL)
+	})
+	b.Run("recorded", func(b *testing.B) {
+		u, stop := recordingProxy(b, upstream.URL)
+		defer stop()
+		run(b, u)
+	})
+}
+
+// BenchmarkCompression records two streams and reports the bundle's
+// compression ratio (uncompressed NDJSON bytes / file bytes):
+//
+//	projection: a ~20 KiB JSON state fetched after each of 1000 small events,
+//	  each fetch differing a little from the one before, as a verifier polls;
+//	unique: 10000 small RPC chunks with unique ids and varying text.
+func BenchmarkCompression(b *testing.B) {
+	b.Run("projection", func(b *testing.B) {
+		for range b.N {
+			b.ReportMetric(compressionRatio(b, projectionStream), "ratio")
+		}
+	})
+	b.Run("unique", func(b *testing.B) {
+		for range b.N {
+			b.ReportMetric(compressionRatio(b, uniqueStream), "ratio")
+		}
+	})
+}
+
+func compressionRatio(b *testing.B, stream func(emit func(*bundle.Event))) float64 {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "c.zst")
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof bench"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := record.New(w, nil)
+	stream(func(ev *bundle.Event) {
+		if _, err := rec.Emit(ev); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if err := rec.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var ev bundle.Event
+	for r.Next(&ev) == nil {
+	}
+	tr := r.Trailer()
+	if tr == nil {
+		b.Fatal("no trailer")
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(tr.Bytes) / float64(fi.Size())
+}
+
+func projectionStream(emit func(*bundle.Event)) {
+	type thread struct {
+		ID, Title, State string
+		Messages         int
+		Updated          string
+	}
+	threads := make([]thread, 120)
+	for i := range threads {
+		threads[i] = thread{ID: fmt.Sprintf("thr_%08x", i*7919), Title: fmt.Sprintf("background task %d", i), State: "idle", Messages: i % 9, Updated: "2026-01-01T00:00:00.000Z"}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	for i := range 1000 {
+		emit(&bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirServerToClient, Type: bundle.TypeText,
+			Body: bundle.Text(fmt.Appendf(nil, `{"_tag":"Chunk","requestId":"3","values":[{"type":"thread.updated","sequence":%d,"threadId":"%s"}]}`, i, threads[i%len(threads)].ID))})
+		t := &threads[rng.IntN(len(threads))]
+		t.Messages++
+		t.State = []string{"idle", "running", "waiting"}[rng.IntN(3)]
+		t.Updated = fmt.Sprintf("2026-01-01T00:%02d:%02d.%03dZ", i/60%60, i%60, rng.IntN(1000))
+		sb.Reset()
+		sb.WriteString(`{"snapshotSequence":` + strconv.Itoa(i) + `,"threads":[`)
+		for j, th := range threads {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `{"id":"%s","title":"%s","state":"%s","messages":%d,"updatedAt":"%s"}`, th.ID, th.Title, th.State, th.Messages, th.Updated)
+		}
+		sb.WriteString(`]}`)
+		conn := "h" + strconv.Itoa(i+1)
+		emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: conn, Method: "GET", URL: "/api/orchestration/snapshot", Header: http.Header{"Authorization": {"Bearer [REDACTED]"}}})
+		emit(&bundle.Event{Kind: bundle.KindHTTPResponse, Conn: conn, Status: 200, Header: http.Header{"Content-Type": {"application/json"}}})
+		emit(&bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(sb.String()))})
+		emit(&bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(sb.Len())})
+	}
+}
+
+var words = strings.Fields(`the agent reads a file and writes a patch then runs the tests again while
+the background task waits for its parent to deliver the result of the nested child`)
+
+func uniqueStream(emit func(*bundle.Event)) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 10000 {
+		var delta strings.Builder
+		for range 3 + rng.IntN(6) {
+			delta.WriteString(words[rng.IntN(len(words))])
+			delta.WriteByte(' ')
+		}
+		emit(&bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws" + strconv.Itoa(1+i%4), Dir: bundle.DirServerToClient, Type: bundle.TypeText,
+			Body: bundle.Text(fmt.Appendf(nil, `{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","threadId":"thr_%08x","messageId":"msg_%016x","sequence":%d,"delta":%q}]}`,
+				i%13, rng.Uint32(), rng.Uint64(), i, delta.String()))})
+	}
+}

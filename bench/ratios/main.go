@@ -1,0 +1,114 @@
+// Command ratios reads `go test -bench` output from ./bench on stdin and prints
+// each measured figure against its baseline from the same run:
+//
+//	name  measured  baseline  ratio  target  ok|below
+//
+// It exits 1 if a figure with a target is below it, so CI can gate on it.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// results maps "BenchmarkX/sub" to its metrics ("ns/op", "MB/s", "p50-ns", ...).
+type results map[string]map[string]float64
+
+func parse(r io.Reader) (results, error) {
+	res := results{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndex(name, "-"); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i] // drop the GOMAXPROCS suffix
+			}
+		}
+		m := map[string]float64{}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: metric %q: %v", f[0], f[i+1], err)
+			}
+			m[f[i+1]] = v
+		}
+		res[name] = m
+	}
+	return res, sc.Err()
+}
+
+// line is one printed comparison. higherIsBetter says which way the ratio
+// goes: for throughput and compression measured/baseline, for latency
+// baseline/measured, so a ratio of 1 always means "as good as the baseline".
+type line struct {
+	name           string
+	bench, metric  string
+	baseBench      string // "" for an absolute figure (baseline 1)
+	higherIsBetter bool
+	target         float64 // 0: no target, printed for reference
+	unit           string
+}
+
+var lines = []line{
+	{name: "ws 1KiB one-way, recorded vs direct", bench: "BenchmarkWSOneWay/recorded", baseBench: "BenchmarkWSOneWay/direct", metric: "MB/s", higherIsBetter: true, target: 0.40, unit: "MB/s"},
+	{name: "ws 1KiB one-way, plain relay vs direct (reference)", bench: "BenchmarkWSOneWay/relay", baseBench: "BenchmarkWSOneWay/direct", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
+	{name: "ws 1KiB one-way, recorded vs plain relay (reference)", bench: "BenchmarkWSOneWay/recorded", baseBench: "BenchmarkWSOneWay/relay", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
+	{name: "ws echo p50, recorded vs direct", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p50-ns", unit: "ns"},
+	{name: "ws echo p99, recorded vs direct", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p99-ns", unit: "ns"},
+	{name: "http 20KiB json x8, recorded vs ReverseProxy", bench: "BenchmarkHTTPJSON/recorded", baseBench: "BenchmarkHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.8, unit: "MB/s"},
+	{name: "compression, projection-heavy stream", bench: "BenchmarkCompression/projection", metric: "ratio", higherIsBetter: true, target: 100, unit: "x"},
+	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
+}
+
+func main() {
+	res, err := parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ratios:", err)
+		os.Exit(2)
+	}
+	below := false
+	fmt.Printf("%-54s %14s %14s %8s %8s  %s\n", "name", "measured", "baseline", "ratio", "target", "result")
+	for _, l := range lines {
+		got, ok := res[l.bench][l.metric]
+		if !ok {
+			fmt.Printf("%-54s %14s\n", l.name, "missing")
+			below = true
+			continue
+		}
+		base, baseStr := 1.0, "-"
+		if l.baseBench != "" {
+			b, ok := res[l.baseBench][l.metric]
+			if !ok || b == 0 {
+				fmt.Printf("%-54s %14s\n", l.name, "no baseline")
+				below = true
+				continue
+			}
+			base, baseStr = b, fmt.Sprintf("%.1f %s", b, l.unit)
+		}
+		ratio := got / base
+		if !l.higherIsBetter {
+			ratio = base / got
+		}
+		target, result := "-", "ref"
+		if l.target > 0 {
+			target = fmt.Sprintf("%.2f", l.target)
+			result = "ok"
+			if ratio < l.target {
+				result = "below"
+				below = true
+			}
+		}
+		fmt.Printf("%-54s %14s %14s %8.2f %8s  %s\n", l.name, fmt.Sprintf("%.1f %s", got, l.unit), baseStr, ratio, target, result)
+	}
+	if below {
+		os.Exit(1)
+	}
+}
