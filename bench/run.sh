@@ -11,3 +11,4 @@ trap 'rm -f "$out"' EXIT
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" ./bench/ | tee "$out"
 echo
 go run ./bench/ratios < "$out"
+bash "$(dirname "$0")/replay.sh"
