@@ -50,7 +50,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	mode := clientCompression(r.Header)
 	up, resp, err := websocket.Dial(r.Context(), target.String(), &websocket.DialOptions{
-		HTTPClient:      &http.Client{Transport: p.transport},
+		HTTPClient:      p.wsDial,
 		HTTPHeader:      hdr,
 		Subprotocols:    headerTokens(r.Header, "Sec-WebSocket-Protocol"),
 		CompressionMode: mode,
@@ -64,7 +64,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if sp := up.Subprotocol(); sp != "" {
 		protos = []string{sp}
 	}
-	c, aerr := websocket.Accept(w, r, &websocket.AcceptOptions{
+	c, aerr := websocket.Accept(corkingResponseWriter{w}, r, &websocket.AcceptOptions{
 		Subprotocols:       protos,
 		InsecureSkipVerify: true, // a local recording proxy: the client is ours
 		CompressionMode:    mode,

@@ -24,9 +24,11 @@ var tokenFields = []string{
 	"token", "desktopBootstrapToken",
 }
 
-// fieldHints are substrings every token field name contains in one of its
-// usual spellings; text without any of them skips the field scan entirely.
-var fieldHints = [][]byte{[]byte("oken"), []byte("OKEN"), []byte("icket"), []byte("ICKET")}
+// fieldAnchors are the bytes every token field name contains in any case
+// ("token", "ticket"): the field scan looks only around them. 'k' is rare in
+// JSON and prose, so the scan is one vectorised IndexByte pass per anchor for
+// most payloads (anchoring on "oken" would stop at every 'o').
+var fieldAnchors = []byte{'k', 'K'}
 
 // minLearned is the shortest value learned from a token field or a credential
 // header as a secret. Shorter values are still replaced where they stand, but
@@ -353,12 +355,38 @@ func isHex(c byte) bool {
 }
 
 func hasFieldHint(b []byte) bool {
-	for _, h := range fieldHints {
-		if bytes.Contains(b, h) {
-			return true
+	found := false
+	eachTokenField(b, func(int) bool { found = true; return false })
+	return found
+}
+
+// eachTokenField calls fn with the end of every token field name in b, in no
+// particular order, until fn returns false.
+func eachTokenField(b []byte, fn func(end int) bool) {
+	for _, a := range fieldAnchors {
+		off := 0
+		for {
+			i := bytes.IndexByte(b[off:], a)
+			if i < 0 {
+				break
+			}
+			i += off
+			l, e := i, i+1
+			for l > 0 && isIdent(b[l-1]) {
+				l--
+			}
+			for e < len(b) && isIdent(b[e]) {
+				e++
+			}
+			off = e
+			if isTokenField(b[l:e]) && !fn(e) {
+				return
+			}
+			if off >= len(b) {
+				break
+			}
 		}
 	}
-	return false
 }
 
 // field is the value of a token field found in text: b[start:end] is replaced.
@@ -411,31 +439,12 @@ func isTokenField(name []byte) bool {
 // Replacing such a value with "[REDACTED]" keeps JSON valid.
 func scanFields(b []byte, fn func(field)) {
 	var found []field
-	for _, h := range fieldHints {
-		off := 0
-		for {
-			i := bytes.Index(b[off:], h)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(h)
-			l, e := i, i+len(h)
-			for l > 0 && isIdent(b[l-1]) {
-				l--
-			}
-			for e < len(b) && isIdent(b[e]) {
-				e++
-			}
-			off = e
-			if !isTokenField(b[l:e]) {
-				continue
-			}
-			if f, ok := fieldValue(b, e); ok {
-				found = append(found, f)
-			}
+	eachTokenField(b, func(end int) bool {
+		if f, ok := fieldValue(b, end); ok {
+			found = append(found, f)
 		}
-	}
+		return true
+	})
 	slices.SortFunc(found, func(a, b field) int { return a.start - b.start })
 	for _, f := range found {
 		fn(f)
