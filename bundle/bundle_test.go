@@ -588,3 +588,51 @@ func recompress(t testing.TB, data []byte, edit func(lines [][]byte) [][]byte) [
 	lines = edit(lines)
 	return compress(t, string(bytes.Join(lines, []byte("\n")))+"\n")
 }
+
+// TestLongLines reads lines longer than the Reader's internal buffer, and
+// rejects one over the cap while assembling it.
+func TestLongLines(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16) // 200 KiB of text
+	bin := bytes.Repeat([]byte{0xff, 0, 1}, 1<<20/3)            // 1 MiB of binary, 1.33 MiB as base64
+	events := []Event{
+		{Kind: KindWSMessage, Type: TypeText, Body: Text(big)},
+		{Kind: KindWSMessage, Type: TypeBinary, Body: Binary(bin)},
+		{Kind: KindMark, Name: "after"},
+	}
+	data := writeBundle(t, events, true)
+	r, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	if len(got) != len(events) {
+		t.Fatalf("read %d events, want %d", len(got), len(events))
+	}
+	for i := range got {
+		// cmp.Diff of megabyte slices is slow under -race: compare bodies apart.
+		if !bytes.Equal(events[i].Body.Data, got[i].Body.Data) {
+			t.Errorf("event %d: the %d-byte payload came back as %d different bytes", i, len(events[i].Body.Data), len(got[i].Body.Data))
+		}
+		want := events[i]
+		want.Body.Data, got[i].Body.Data = nil, nil
+		if diff := cmp.Diff(want, got[i]); diff != "" {
+			t.Errorf("event %d (-want +got):\n%s", i, diff)
+		}
+	}
+
+	r, err = NewReader(bytes.NewReader(data), &ReaderOptions{MaxLine: 300 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ev Event
+	if err := r.Next(&ev); err != nil {
+		t.Fatalf("the 200 KiB line under a 300 KiB cap: %v", err)
+	}
+	err = r.Next(&ev)
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Line != 3 {
+		t.Errorf("the 1.33 MiB line under a 300 KiB cap: %v, want a FormatError at line 3", err)
+	}
+}

@@ -1,11 +1,14 @@
 package bundle
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +22,35 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(crashHelperEnv); path != "" {
 		os.Exit(crashHelper(path))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if code == 0 {
+		if stacks := leakedFlushers(); stacks != "" {
+			fmt.Fprintf(os.Stderr, "a Writer's flusher outlived the tests (a Writer was not closed):\n%s", stacks)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// leakedFlushers returns the stacks of Writer flusher goroutines still
+// running. A flusher that Close has stopped may need a moment to return, and
+// no event marks its very end, so this polls with a generous deadline.
+func leakedFlushers() string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var buf bytes.Buffer
+		pprof.Lookup("goroutine").WriteTo(&buf, 2)
+		var leaked []string
+		for _, g := range strings.Split(buf.String(), "\n\n") {
+			if strings.Contains(g, "bundle.(*Writer).flusher") {
+				leaked = append(leaked, g)
+			}
+		}
+		if len(leaked) == 0 || time.Now().After(deadline) {
+			return strings.Join(leaked, "\n\n")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // crashHelper records forever, with a short flush interval and a lifecycle

@@ -294,6 +294,8 @@ func TestInspectBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing.zst")
+	gap := filepath.Join(dir, "gap.zst")
+	writeGapBundle(t, gap)
 	tests := []struct {
 		name       string
 		args       []string
@@ -309,6 +311,8 @@ func TestInspectBinary(t *testing.T) {
 		{"missing json", []string{"inspect", "--json", missing}, 3, "", "wireproof: open " + missing + ": no such file or directory\n", ""},
 		{"not zstd", []string{"inspect", notZstd}, 3, "", "wireproof: " + notZstd + " is not a wireproof bundle: not zstd data\n", ""},
 		{"newer format", []string{"inspect", newer}, 3, "", "wireproof: " + newer + " is format 2; this wireproof reads format 1 or older: upgrade wireproof\n", ""},
+		{"gap in seq", []string{"inspect", gap}, 3, "     1  +0.001000s  proc.start", "wireproof: " + gap + ": line 3: seq 3 where 2 was due: the sequence has a gap or repeat\n", ""},
+		{"gap in seq json", []string{"inspect", "--json", gap}, 3, `"kind":"proc.start"`, "wireproof: " + gap + ": line 3: seq 3 where 2 was due: the sequence has a gap or repeat\n", ""},
 		{"no bundle", []string{"inspect"}, 2, "", "", "accepts 1 arg(s), received 0"},
 		{"bad limit", []string{"inspect", "--limit", "-2", smallBundle}, 2, "", "wireproof: --limit must not be negative, got -2\n", ""},
 		{"bad duration", []string{"inspect", "--from", "soon", smallBundle}, 2, "", "", `invalid argument "soon" for "--from"`},
@@ -354,5 +358,34 @@ func TestInspectStopsOnInterrupt(t *testing.T) {
 	err := runInspect(ctx, inspectOptions{stdout: io.Discard, stderr: io.Discard}, []string{smallBundle})
 	if code := exitCode(err, true); code != exitInterrupted {
 		t.Errorf("exit code %d for %v, want %d", code, err, exitInterrupted)
+	}
+}
+
+// writeGapBundle writes small.zst with its second event removed: corrupt, not
+// truncated.
+func writeGapBundle(t *testing.T, path string) {
+	t.Helper()
+	compressed, err := os.ReadFile(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	plain, err := dec.DecodeAll(compressed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(plain), "\n")
+	lines = append(lines[:2], lines[3:]...)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	if err := os.WriteFile(path, enc.EncodeAll([]byte(strings.Join(lines, "")), nil), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
