@@ -50,7 +50,7 @@ one, it records until SIGINT or SIGTERM and then closes the bundle cleanly.
 Credentials (Authorization, cookies, token and ticket fields) and every
 --redact string are replaced by [REDACTED] before anything is written.`,
 	Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
-  URL=$(wireproof record --upstream http://127.0.0.1:3773 -o run.zst &)`,
+  wireproof record --upstream http://127.0.0.1:3773 -o run.zst > proxy-url &`,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		opts := recordOpts
 		dash := cmd.ArgsLenAtDash()
