@@ -1,0 +1,238 @@
+package bundle
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestReaderLineIsTheBundleEncoding checks that Line returns each line's own
+// bytes, so the concatenation of header, events and trailer is the whole
+// decompressed bundle.
+func TestReaderLineIsTheBundleEncoding(t *testing.T) {
+	data := writeBundle(t, sampleEvents(), true)
+	r, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var lines bytes.Buffer
+	lines.Write(append(r.Line(), '\n'))
+	for {
+		var ev Event
+		err := r.Next(&ev)
+		lines.Write(append(bytes.Clone(r.Line()), '\n'))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(AppendEvent(nil, &ev)), string(r.Line())); diff != "" {
+			t.Fatalf("Line() differs from the event's encoding (-want +got):\n%s", diff)
+		}
+	}
+	plain := decompress(t, data)
+	if diff := cmp.Diff(string(plain), lines.String()); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+}
+
+func TestSkipBody(t *testing.T) {
+	data := writeBundle(t, sampleEvents(), true)
+	r, err := NewReader(bytes.NewReader(data), &ReaderOptions{SkipBody: func(k Kind) bool { return k != KindWSMessage }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var bodies, skipped int
+	for _, ev := range readAll(t, r) {
+		switch {
+		case ev.Kind == KindWSMessage && ev.Body.Data != nil:
+			bodies++
+		case ev.Kind != KindWSMessage && ev.Body.Data != nil:
+			t.Errorf("%s event has a body although SkipBody said to skip it", ev.Kind)
+		default:
+			skipped++
+		}
+	}
+	if bodies != 6 || skipped == 0 {
+		t.Errorf("got %d ws.message bodies and %d skipped, want 6 and some", bodies, skipped)
+	}
+	if r.Trailer() == nil {
+		t.Error("the trailer is checked even when bodies are skipped")
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	good := writeBundle(t, sampleEvents()[:3], true)
+	newer := func() []byte {
+		var buf bytes.Buffer
+		h := testHeader()
+		h.Format = FormatVersion + 1
+		w, err := NewWriter(&buf, h, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		return buf.Bytes()
+	}()
+	tests := []struct {
+		name   string
+		data   []byte
+		opts   *ReaderOptions
+		want   string // the whole error message
+		atOpen bool
+	}{
+		{"empty file", nil, nil, "x.zst is not a wireproof bundle: the file is empty", true},
+		{"not zstd", []byte("{\"seq\":0}\n"), nil, "x.zst is not a wireproof bundle: not zstd data", true},
+		{"newer format", newer, nil, "x.zst is format 2; this wireproof reads format 1 or older: upgrade wireproof", true},
+		{"not a header first", compress(t, `{"seq":0,"t":0,"kind":"mark"}`+"\n"), nil,
+			`x.zst: line 1: the first line is not a header (seq 0, t 0, kind header): got seq 0, t 0, kind "mark"`, true},
+		{"broken header", compress(t, "{\"seq\":0,\n"), nil,
+			"x.zst: line 1: unreadable header: not a valid bundle line: want a key at byte 9", true},
+		{"header cut short", compress(t, `{"seq":0,"t":0,"kind":"hea`), nil,
+			"x.zst: line 1: unreadable header: the stream ends inside a line, 26 bytes of which were lost", true},
+		{"no format", compress(t, `{"seq":0,"t":0,"kind":"header","json":{}}`+"\n"), nil,
+			"x.zst: line 1: the header has no format version", true},
+		{"gap in seq", recompress(t, good, func(lines [][]byte) [][]byte { return append(lines[:2:2], lines[3:]...) }), nil,
+			"x.zst: line 3: seq 3 where 2 was due: the sequence has a gap or repeat", false},
+		{"t backwards", recompress(t, good, func(lines [][]byte) [][]byte {
+			lines[2] = bytes.Replace(lines[2], []byte(`"t":2000`), []byte(`"t":1`), 1)
+			return lines
+		}), nil, "x.zst: line 3: t 1 is earlier than the previous event's t 1000", false},
+		{"bad line", recompress(t, good, func(lines [][]byte) [][]byte { lines[1] = []byte("nope"); return lines }), nil,
+			"x.zst: line 2: not a valid bundle line: want '{' at byte 0", false},
+		{"line over the cap", writeBundle(t, []Event{{Kind: KindMark, Body: Text(bytes.Repeat([]byte("x"), 2000))}}, true),
+			&ReaderOptions{MaxLine: 1000}, "x.zst: line 2: line is longer than the cap of 1000 bytes (ReaderOptions.MaxLine)", false},
+		{"trailer digest", recompress(t, good, func(lines [][]byte) [][]byte {
+			lines[1] = bytes.Replace(lines[1], []byte("GET"), []byte("PUT"), 1)
+			return lines
+		}), nil, "trailer digest", false},
+		{"trailer count", recompress(t, good, func(lines [][]byte) [][]byte {
+			lines[4] = bytes.Replace(lines[4], []byte(`"events":4`), []byte(`"events":5`), 1)
+			return lines
+		}), nil, "x.zst: line 5: the trailer counts 5 lines before it, the bundle has 4", false},
+		{"data after the trailer", recompress(t, good, func(lines [][]byte) [][]byte { return append(lines, lines[1]) }), nil,
+			"x.zst: line 6: data after the trailer", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &ReaderOptions{Name: "x.zst"}
+			if tc.opts != nil {
+				opts.MaxLine = tc.opts.MaxLine
+			}
+			r, err := NewReader(bytes.NewReader(tc.data), opts)
+			if !tc.atOpen {
+				if err != nil {
+					t.Fatalf("NewReader: %v", err)
+				}
+				defer r.Close()
+				for err == nil {
+					err = r.Next(new(Event))
+				}
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error = %v (%T), want a *FormatError", err, err)
+			}
+			if got := err.Error(); got != tc.want && !bytes.Contains([]byte(got), []byte(tc.want)) {
+				t.Errorf("error = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	events := sampleEvents()
+	full := writeBundle(t, events, false) // flushed, never closed: no frame end, no trailer
+	tests := []struct {
+		name       string
+		data       []byte
+		wantEvents int
+		reason     string
+	}{
+		{"never closed", full, len(events), "after line 26, the zstd stream ends mid-frame (the recorder stopped before closing the bundle)"},
+		{"cut mid-block", full[:len(full)-10], 0, "the zstd stream ends mid-frame"},
+		{"frame ended without a trailer", compress(t, string(decompress(t, full))), len(events), "no trailer after line 26: the recording did not finish"},
+		{"last line incomplete", compress(t, string(decompress(t, full))+`{"seq":26,"t":1`), len(events), "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(tc.data), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got := readAll(t, r)
+			if tc.wantEvents > 0 {
+				if diff := cmp.Diff(events, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			}
+			for i, ev := range got {
+				if ev.Seq != uint64(i+1) {
+					t.Fatalf("event %d has seq %d", i, ev.Seq)
+				}
+			}
+			if !r.Truncated() || r.Trailer() != nil {
+				t.Errorf("Truncated() = %v, Trailer() = %v; want true, nil", r.Truncated(), r.Trailer())
+			}
+			if !bytes.Contains([]byte(r.TruncatedReason()), []byte(tc.reason)) {
+				t.Errorf("TruncatedReason() = %q, want it to contain %q", r.TruncatedReason(), tc.reason)
+			}
+		})
+	}
+}
+
+// TestLongLines reads lines longer than the Reader's internal buffer, and
+// rejects one over the cap while assembling it.
+func TestLongLines(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16) // 200 KiB of text
+	bin := bytes.Repeat([]byte{0xff, 0, 1}, 1<<20/3)            // 1 MiB of binary, 1.33 MiB as base64
+	events := []Event{
+		{Kind: KindWSMessage, Type: TypeText, Body: Text(big)},
+		{Kind: KindWSMessage, Type: TypeBinary, Body: Binary(bin)},
+		{Kind: KindMark, Name: "after"},
+	}
+	data := writeBundle(t, events, true)
+	r, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	if len(got) != len(events) {
+		t.Fatalf("read %d events, want %d", len(got), len(events))
+	}
+	for i := range got {
+		// cmp.Diff of megabyte slices is slow under -race: compare bodies apart.
+		if !bytes.Equal(events[i].Body.Data, got[i].Body.Data) {
+			t.Errorf("event %d: the %d-byte payload came back as %d different bytes", i, len(events[i].Body.Data), len(got[i].Body.Data))
+		}
+		want := events[i]
+		want.Body.Data, got[i].Body.Data = nil, nil
+		if diff := cmp.Diff(want, got[i]); diff != "" {
+			t.Errorf("event %d (-want +got):\n%s", i, diff)
+		}
+	}
+
+	r, err = NewReader(bytes.NewReader(data), &ReaderOptions{MaxLine: 300 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ev Event
+	if err := r.Next(&ev); err != nil {
+		t.Fatalf("the 200 KiB line under a 300 KiB cap: %v", err)
+	}
+	err = r.Next(&ev)
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Line != 3 {
+		t.Errorf("the 1.33 MiB line under a 300 KiB cap: %v, want a FormatError at line 3", err)
+	}
+}
