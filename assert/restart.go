@@ -46,9 +46,9 @@ func (s Suite) RestartChecks(r RestartRead, runCount int, ackIDs []string) *Fail
 	}
 	p := &t3.Projection{Messages: *d.Projection.Messages, Runs: *d.Projection.Runs}
 	got := AcknowledgementIDs(p, s.Secret)
-	if diff := cmp.Diff(ackIDs, got, cmpopts.EquateEmpty()); diff != "" {
+	if !cmp.Equal(ackIDs, got, cmpopts.EquateEmpty()) {
 		x := fail(CheckRestartAcknowledgement, fmt.Sprint(ackIDs), fmt.Sprint(got))
-		x.Diff = diff
+		x.Diff = valueDiff(ackIDs, got)
 		return x
 	}
 	for _, run := range p.Runs {

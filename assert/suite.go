@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -41,7 +38,7 @@ func fail(check, expected, seen string) *Failure {
 // diffFail is fail with a go-cmp diff of the compared values.
 func diffFail(check string, want, got any) *Failure {
 	f := fail(check, fmt.Sprint(want), fmt.Sprint(got))
-	f.Diff = cmp.Diff(want, got, cmpopts.EquateEmpty())
+	f.Diff = valueDiff(want, got)
 	return f
 }
 

@@ -105,7 +105,7 @@ func TestCorrelator(t *testing.T) {
 			want: []string{`@3 m#3 failure chunks=0 acks=0 interrupted=false cause=Fail {"_tag":"E"}; Die "x"; Interrupt {"id":1}`},
 		},
 		{
-			name: "defect fails every pending call",
+			name:   "defect fails every pending call",
 			frames: []frame{"open /ws", req("0", "a"), req("1", "b"), `<{"_tag":"Defect","defect":"bad json"}`},
 			want:   []string{`@4 a#0 defect chunks=0 acks=0 interrupted=false reason=connection defect: "bad json"`, `@4 b#1 defect chunks=0 acks=0 interrupted=false reason=connection defect: "bad json"`},
 		},

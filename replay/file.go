@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -132,7 +133,9 @@ func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, er
 	res.Events = e.Events()
 	res.DecodeErrors, res.DecodeErrorCount = e.DecodeErrors()
 	if res.Recorded != nil {
-		res.Diff = cmp.Diff(*res.Recorded, res.Verdict)
+		// go-cmp varies its spacing between processes on purpose; --json
+		// output must not, so its non-breaking spaces become plain ones.
+		res.Diff = strings.ReplaceAll(cmp.Diff(*res.Recorded, res.Verdict), "\u00a0", " ")
 		res.Reproduced = res.Diff == ""
 	}
 	return res, nil
