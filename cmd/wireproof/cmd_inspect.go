@@ -268,10 +268,11 @@ func inspectText(ctx context.Context, opts inspectOptions, path string, out *buf
 	if err != nil {
 		return err
 	}
-	if r.Truncated() {
-		fmt.Fprintf(out, "truncated: %s\n", r.TruncatedReason())
+	// The summary pass read to the end even when --limit stopped this one.
+	if s.truncated != "" {
+		fmt.Fprintf(out, "truncated: %s\n", s.truncated)
+		fmt.Fprintf(opts.stderr, "wireproof: warning: %s is truncated: %s\n", path, s.truncated)
 	}
-	warnTruncated(opts, path, r)
 	return readErr
 }
 

@@ -115,6 +115,7 @@ func TestInspectGolden(t *testing.T) {
 		{"time-range", inspectOptions{From: 4 * time.Millisecond, To: 7 * time.Millisecond}, smallBundle},
 		{"json-filtered", inspectOptions{JSON: true, Kinds: []string{"http.body", "mark"}}, smallBundle},
 		{"cut", inspectOptions{}, cutBundle},
+		{"cut-limit", inspectOptions{Limit: 2}, cutBundle},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
