@@ -45,7 +45,7 @@ func (p *gatePolicy) observe(st replay.Status) {
 		p.parentFinished = st.Milestones.ParentFinished
 	}
 	p.nestedChildFinished = p.scenario != "nested" || st.Milestones.NestedChildFinished
-	p.delivered = st.Delivered
+	p.delivered = st.Milestones.Delivered
 	p.apply()
 }
 

@@ -23,10 +23,10 @@ const (
 
 // Engine phases the driver reacts to.
 const (
-	enginePassed     = "passed"
-	engineFailed     = "failed"
-	engineNestedRead = "nested-read"
-	engineRestart    = "restart"
+	enginePassed     = replay.PhasePassed
+	engineFailed     = replay.PhaseFailed
+	engineNestedRead = replay.PhaseNestedRead
+	engineRestart    = replay.PhaseRestart
 )
 
 // watch follows the parent thread (and in nested the child thread) the way the

@@ -1,5 +1,3 @@
-//go:build verifywip
-
 package main
 
 import (
@@ -152,12 +150,4 @@ func verifyError(err error) error {
 		return usageError{err}
 	}
 	return err
-}
-
-func indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
 }
