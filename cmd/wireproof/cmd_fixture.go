@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/t3"
+)
+
+type fixtureOptions struct {
+	bootstrapFD int
+	logLevel    string
+	fault       string
+}
+
+var fixtureOpts fixtureOptions
+
+var cmdFixture = &cobra.Command{
+	Use:   "fixture",
+	Short: "Run the embedded T3-compatible fixture server",
+	Long: `fixture runs wireproof's fixture server: a T3-compatible orchestration server
+with scripted fake providers and SQLite persistence. It stands where the real T3
+server stands, so 'wireproof verify' needs no provider credentials.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return usageError{errors.New("fixture needs a subcommand: start or faults")}
+	},
+}
+
+var cmdFixtureStart = &cobra.Command{
+	Use:   "start",
+	Short: "Start the fixture server from a bootstrap JSON on a file descriptor",
+	Long: `start reads the bootstrap JSON (mode, port, host, t3Home, desktopBootstrapToken,
+and optionally fault) from --bootstrap-fd until EOF, listens on host:port, prints
+"startup phase: complete" on stdout when ready, and serves until SIGTERM or
+SIGINT, after which it closes its database cleanly and exits 0.`,
+	Example: `  wireproof fixture start --bootstrap-fd 3 --log-level debug 3<bootstrap.json`,
+	Args:    cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runFixtureStart(cmd.Context(), fixtureOpts, cmd.OutOrStdout())
+	},
+}
+
+var cmdFixtureFaults = &cobra.Command{
+	Use:   "faults",
+	Short: "List the fault modes and the check each one trips",
+	Args:  cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runFixtureFaults(cmd.Context(), cmd.OutOrStdout())
+	},
+}
+
+func init() {
+	f := cmdFixtureStart.Flags()
+	f.IntVar(&fixtureOpts.bootstrapFD, "bootstrap-fd", -1, "file descriptor carrying the bootstrap JSON (required)")
+	f.StringVar(&fixtureOpts.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&fixtureOpts.fault, "fault", "", "fault mode (see 'wireproof fixture faults'); overrides the bootstrap's")
+	cmdFixture.AddCommand(cmdFixtureStart, cmdFixtureFaults)
+	cmdRoot.AddCommand(cmdFixture)
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info", "":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", s)
+}
+
+// readBootstrap reads and decodes the bootstrap JSON from fd, which the
+// launcher closes after writing.
+func readBootstrap(fd int) (t3.Bootstrap, error) {
+	var b t3.Bootstrap
+	if fd < 0 {
+		return b, usageError{errors.New("--bootstrap-fd is required")}
+	}
+	f := os.NewFile(uintptr(fd), "bootstrap")
+	if f == nil {
+		return b, usageError{fmt.Errorf("--bootstrap-fd %d is not an open file descriptor", fd)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return b, usageError{fmt.Errorf("reading the bootstrap from fd %d: %w", fd, err)}
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return b, usageError{fmt.Errorf("the bootstrap on fd %d is not a JSON object: %w", fd, err)}
+	}
+	if b.T3Home == "" || b.DesktopBootstrapToken == "" {
+		return b, usageError{fmt.Errorf("the bootstrap on fd %d needs t3Home and desktopBootstrapToken", fd)}
+	}
+	return b, nil
+}
+
+func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) error {
+	level, err := parseLogLevel(o.logLevel)
+	if err != nil {
+		return usageError{err}
+	}
+	if _, err := fixtures.LookupFault(o.fault); err != nil {
+		return usageError{fmt.Errorf("--fault: %w", err)}
+	}
+	b, err := readBootstrap(o.bootstrapFD)
+	if err != nil {
+		return err
+	}
+	if _, err := fixtures.LookupFault(b.Fault); err != nil {
+		return usageError{fmt.Errorf("bootstrap fault: %w", err)}
+	}
+	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: level}))
+	srv, err := fixtures.Start(ctx, &fixtures.ServerOptions{Bootstrap: b, Fault: o.fault, Logger: log})
+	if err != nil {
+		return err
+	}
+	// The line the launcher waits for, always printed whatever the level.
+	fmt.Fprintf(stdout, "%s (listening on %s)\n", t3.ReadyLogLine, srv.Addr())
+	<-ctx.Done()
+	log.Info("shutting down")
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("closing the fixture server: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func runFixtureFaults(_ context.Context, stdout io.Writer) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tTRIPS\tWHAT IT DOES")
+	for _, f := range fixtures.Faults {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Check, f.Description)
+	}
+	return tw.Flush()
+}
