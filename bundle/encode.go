@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -190,15 +189,8 @@ func payloadEncoding(p Payload) Encoding {
 		return EncodingNone
 	case p.Binary || !utf8.Valid(p.Data):
 		return EncodingB64
-	case bytes.ContainsAny(p.Data, "\r\n"):
-		return EncodingText
-	}
-	q := parser{b: p.Data}
-	if q.skip(0) {
-		q.ws()
-		if q.i == len(q.b) {
-			return EncodingJSON
-		}
+	case validJSONLine(p.Data):
+		return EncodingJSON
 	}
 	return EncodingText
 }

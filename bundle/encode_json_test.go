@@ -1,0 +1,69 @@
+package bundle
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestValidJSONLine checks the writer's validity check against encoding/json
+// on the cases its fast paths treat specially (FuzzPayloadEncoding covers the
+// rest).
+func TestValidJSONLine(t *testing.T) {
+	long := strings.Repeat("abcdefgh", 5)
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"empty", ""},
+		{"blank", " \t"},
+		{"scalar", "12"},
+		{"blanks around", "\t [1, 2]\t "},
+		{"nested", `{"a":[{"b":{}},[]],"c":null}`},
+		{"empty containers", `[{},[],{"a":[]}]`},
+		{"long string", `"` + long + `"`},
+		{"quote after eight bytes", `"` + long + `\"x"`},
+		{"control byte in a long string", `"` + long + "\x01" + long + `"`},
+		{"unicode escape", `"` + long + `\u00e9\uD83D\uDE00"`},
+		{"bad unicode escape", `"` + long + `\u00g9"`},
+		{"bad escape", `"\x"`},
+		{"unterminated string", `"` + long},
+		{"trailing comma", `{"a":1,}`},
+		{"missing colon", `{"a" 1}`},
+		{"mismatched close", `[1}`},
+		{"two values", `1 2`},
+		{"numbers", `[-0,0.5,1e9,-1.5E-3,1E+2]`},
+		{"bad numbers", `[01]`},
+		{"bare minus", `-`},
+		{"dot without digits", `1.`},
+		{"exponent without digits", `1e+`},
+		{"literals", `[true,false,null]`},
+		{"short literal", `tru`},
+		{"non-ascii", `{"é":"日本"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, want := validJSONLine([]byte(tc.in)), json.Valid([]byte(tc.in)); got != want {
+				t.Errorf("validJSONLine(%q) = %v, json.Valid = %v", tc.in, got, want)
+			}
+		})
+	}
+	for _, s := range []string{"[1,\n2]", "{\"a\":\r1}", "\"a\nb\""} {
+		if validJSONLine([]byte(s)) {
+			t.Errorf("validJSONLine(%q) = true, want false: a line break cannot be embedded", s)
+		}
+	}
+}
+
+// BenchmarkPayloadEncoding measures the validity check on a 20 KiB JSON body,
+// the proxy's costliest per-request step before it was rewritten.
+func BenchmarkPayloadEncoding(b *testing.B) {
+	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
+	body = append(body[:len(body)-1], "]}"...)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if payloadEncoding(Payload{Data: body}) != EncodingJSON {
+			b.Fatal("not JSON")
+		}
+	}
+}
