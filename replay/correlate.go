@@ -37,9 +37,9 @@ type Call struct {
 	Interrupted bool // the client sent an Interrupt
 	Outcome     Outcome
 	EndSeq      uint64
-	Exit        *t3.Exit
-	Cause       *Cause // Exit Failure, decoded
-	Reason      string // why the outcome is unknown or a defect, in words
+	Exit        *t3.Exit // its Value and Cause alias the frame: copy them to keep them past the event
+	Cause       *Cause   // Exit Failure, decoded
+	Reason      string   // why the outcome is unknown or a defect, in words
 }
 
 // RPCEvent is one step of the decoded RPC timeline, handed to the
@@ -68,12 +68,14 @@ type Correlator struct {
 	emit    func(*RPCEvent)
 	conns   map[string]*wsConn
 	maxLine int
+	lean    *leanDecoder
+	msgs    []Message // reused for each frame's messages
 }
 
 // NewCorrelator returns a Correlator that reports every step to emit. The
 // event passed to emit is reused after emit returns.
 func NewCorrelator(emit func(*RPCEvent)) *Correlator {
-	return &Correlator{emit: emit, conns: map[string]*wsConn{}, maxLine: DefaultMaxLine}
+	return &Correlator{emit: emit, conns: map[string]*wsConn{}, maxLine: DefaultMaxLine, lean: newLeanDecoder()}
 }
 
 type framing int
@@ -211,7 +213,7 @@ func (c *Correlator) frame(ev *bundle.Event) {
 	d := &w.dirs[dirIndex(ev.Dir)]
 	data := ev.Body.Data
 	if len(d.buf) == 0 && d.framing != framingNDJSON {
-		msgs, err := DecodeMessages(data)
+		msgs, err := c.decode(data)
 		if err == nil {
 			if d.framing == framingUnknown {
 				d.framing = framingJSON
@@ -243,7 +245,7 @@ func (c *Correlator) frame(ev *bundle.Event) {
 		line := bytes.TrimSpace(d.buf[:i])
 		rest := d.buf[i+1:]
 		if len(line) > 0 {
-			msgs, err := DecodeMessages(line)
+			msgs, err := c.decode(line)
 			if err != nil {
 				c.decodeError(w, ev, err, line)
 			} else {
@@ -267,6 +269,16 @@ func (c *Correlator) frame(ev *bundle.Event) {
 	}
 }
 
+// decode splits a frame (or an ndjson line) into messages. The messages and
+// their raw fields are valid until the next call: they alias the frame and a
+// buffer reused per frame.
+func (c *Correlator) decode(frame []byte) ([]Message, error) {
+	clear(c.msgs)
+	msgs, err := decodeMessages(c.lean, frame, c.msgs[:0])
+	c.msgs = msgs
+	return msgs, err
+}
+
 func (c *Correlator) decodeError(w *wsConn, ev *bundle.Event, err error, raw []byte) {
 	if !w.rpc {
 		return // not (yet) known to be an RPC socket: its frames are not ours to judge
@@ -286,11 +298,15 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 			break
 		}
 		call := &Call{Conn: w.id, ID: m.ID, Method: m.Method, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
-		var p struct {
-			ThreadID string `json:"threadId"`
-		}
-		if json.Unmarshal(m.Payload, &p) == nil {
-			call.ThreadID = p.ThreadID
+		if id, ok := c.lean.threadID(m.Payload); ok {
+			call.ThreadID = id
+		} else {
+			var p struct {
+				ThreadID string `json:"threadId"`
+			}
+			if json.Unmarshal(m.Payload, &p) == nil {
+				call.ThreadID = p.ThreadID
+			}
 		}
 		w.calls[m.ID] = call
 		out.Call = call

@@ -48,36 +48,61 @@ var ErrNotRPC = errors.New("not an RPC message")
 
 // DecodeMessages decodes one complete Effect json frame: a JSON object is one
 // message, a JSON array one message per element. Messages in the JSON-RPC 2.0
-// framing are accepted too.
+// framing are accepted too. The raw fields of the messages (payload, values,
+// exit value and cause, defect) alias frame.
 func DecodeMessages(frame []byte) ([]Message, error) {
-	b := bytes.TrimSpace(frame)
-	if len(b) == 0 {
-		return nil, errors.New("empty frame")
-	}
-	if b[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(b, &elems); err != nil {
-			return nil, fmt.Errorf("array frame: %w", err)
-		}
-		out := make([]Message, 0, len(elems))
-		for i, e := range elems {
-			m, err := DecodeMessage(e)
-			if err != nil {
-				return out, fmt.Errorf("array frame element %d: %w", i, err)
-			}
-			out = append(out, m)
-		}
-		return out, nil
-	}
-	m, err := DecodeMessage(b)
-	if err != nil {
-		return nil, err
-	}
-	return []Message{m}, nil
+	return decodeMessages(nil, frame, nil)
 }
 
-// DecodeMessage decodes one RPC message (one JSON object).
-func DecodeMessage(b []byte) (Message, error) {
+// decodeMessages is DecodeMessages with the lean decoder d (nil: a fresh one),
+// appending to out.
+func decodeMessages(d *leanDecoder, frame []byte, out []Message) ([]Message, error) {
+	b := bytes.TrimSpace(frame)
+	if len(b) == 0 {
+		return out, errors.New("empty frame")
+	}
+	if b[0] != '[' {
+		m, err := decodeMessage(d, b)
+		if err != nil {
+			return out, err
+		}
+		return append(out, m), nil
+	}
+	elems, ok := arrayElements(b)
+	if !ok {
+		elems = nil // never decode into slices that alias b
+		if err := json.Unmarshal(b, &elems); err != nil {
+			return out, fmt.Errorf("array frame: %w", err)
+		}
+	}
+	for i, e := range elems {
+		m, err := decodeMessage(d, e)
+		if err != nil {
+			return out, fmt.Errorf("array frame element %d: %w", i, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// arrayElements splits a JSON array into its elements without copying them,
+// or reports that encoding/json must (the array is not valid, for one).
+func arrayElements(b []byte) ([]json.RawMessage, bool) {
+	s := scanner{b: b}
+	elems := []json.RawMessage{}
+	ok := s.array(0, func() bool {
+		v, ok := s.raw(1)
+		elems = append(elems, v)
+		return ok
+	})
+	return elems, ok && s.end()
+}
+
+// DecodeMessage decodes one RPC message (one JSON object). The raw fields of
+// the message alias b.
+func DecodeMessage(b []byte) (Message, error) { return decodeMessage(nil, b) }
+
+func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		if json.Valid(b) {
@@ -85,9 +110,17 @@ func DecodeMessage(b []byte) (Message, error) {
 		}
 		return Message{}, errors.New("invalid JSON")
 	}
+	if d == nil {
+		d = &leanDecoder{}
+	}
 	var w wireMessage
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Message{}, err
+	if !d.message(b, &w) {
+		// Not decodable the lean way (invalid, or a shape it leaves to
+		// encoding/json): decode as encoding/json does, errors included.
+		w = wireMessage{}
+		if err := json.Unmarshal(b, &w); err != nil {
+			return Message{}, err
+		}
 	}
 	if w.JSONRPC != "" || (w.Tag == "" && (w.Method != "" || w.Result != nil || w.Error != nil)) {
 		return fromJSONRPC(&w)

@@ -87,6 +87,7 @@ type Engine struct {
 	parentGatePath string
 
 	corr     *Correlator
+	lean     *leanDecoder // shares the correlator's intern table
 	http     map[string]*exchange
 	released bool
 
@@ -122,6 +123,7 @@ func NewEngine(opts *EngineOptions) *Engine {
 		}
 	}
 	e.corr = NewCorrelator(e.onRPC)
+	e.lean = e.corr.lean
 	return e
 }
 

@@ -88,6 +88,10 @@ func (e *Engine) threadRead(x *exchange, ev *bundle.Event) {
 	if x.status != http.StatusOK || errText != "" {
 		return
 	}
+	if p, ok := e.lean.threadRead(x.body); ok && p != nil {
+		e.observe(x.thread, p, ev)
+		return
+	}
 	var read struct {
 		Projection *t3.Projection `json:"projection"`
 	}

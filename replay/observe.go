@@ -44,6 +44,12 @@ func (e *Engine) onRPC(r *RPCEvent) {
 
 // streamItems observes the snapshot items of a subscribeThread chunk.
 func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Event) {
+	if ps, ok := e.lean.snapshots(values); ok {
+		for _, p := range ps {
+			e.observe(call.ThreadID, p, at)
+		}
+		return
+	}
 	var items []struct {
 		Kind       string         `json:"kind"`
 		Projection *t3.Projection `json:"projection"`
@@ -67,6 +73,12 @@ func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) 
 		if !e.interesting(call.ThreadID) {
 			return
 		}
+		if p, ok := e.lean.launchAnswer(value); ok {
+			if p != nil {
+				e.observe(call.ThreadID, p, at)
+			}
+			return
+		}
 		var v struct {
 			ThreadID   string         `json:"threadId"`
 			Projection *t3.Projection `json:"projection"`
@@ -80,6 +92,10 @@ func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) 
 		}
 	case t3.MethodGetProjection:
 		if !e.interesting(call.ThreadID) {
+			return
+		}
+		if p, ok := e.lean.getProjection(value); ok {
+			e.observe(call.ThreadID, p, at)
 			return
 		}
 		var p t3.Projection
