@@ -7,7 +7,9 @@ package replay
 // caller decodes with encoding/json instead, so results never differ.
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -85,7 +87,22 @@ func (s *scanner) skipString() (ok, plain bool) {
 	s.i++ // the quote
 	plain = true
 	b := s.b
+	var high uint64 // the high bits of the bytes skipped eight at a time
 	for i := s.i; i < len(b); {
+		// Eight bytes at a time while none of them stops the run.
+		for len(b)-i >= 8 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := stopMask(x); m != 0 {
+				high |= x & swarHigh & (m&-m - 1) // the bytes before the stop
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			high |= x & swarHigh
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if !strStop[c] {
 			if c >= utf8.RuneSelf {
@@ -97,7 +114,7 @@ func (s *scanner) skipString() (ok, plain bool) {
 		switch {
 		case c == '"':
 			s.i = i + 1
-			return true, plain
+			return true, plain && high == 0
 		case c == '\\':
 			plain = false
 			if i+1 >= len(b) {
@@ -119,6 +136,20 @@ func (s *scanner) skipString() (ok, plain bool) {
 		}
 	}
 	return false, false
+}
+
+const (
+	swarLow  = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+)
+
+// stopMask has the high bit set in the first byte of x (in memory order)
+// that is a quote, a backslash or a control character; later bytes may be
+// flagged falsely, the first one never is.
+func stopMask(x uint64) uint64 {
+	q := x ^ (swarLow * '"')
+	bs := x ^ (swarLow * '\\')
+	return (((q - swarLow) &^ q) | ((bs - swarLow) &^ bs) | ((x - swarLow*0x20) &^ x)) & swarHigh
 }
 
 func isHex(c byte) bool {
