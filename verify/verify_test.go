@@ -179,11 +179,7 @@ func TestFailGateNamesTheFailedChild(t *testing.T) {
 func TestFaultModesFailLive(t *testing.T) {
 	for _, fault := range fixtures.Faults {
 		t.Run(fault.Name, func(t *testing.T) {
-			scenario := fault.Scenario
-			if scenario == "" {
-				scenario = "idle"
-			}
-			res := runOnce(t, verify.Options{Scenario: scenario, Fault: fault.Name})
+			res := runOnce(t, verify.Options{Scenario: "idle", Fault: fault.Name})
 			f := res.Verdict.Failure
 			if f == nil {
 				t.Fatalf("fault %s passed, want check %s to fail", fault.Name, fault.Check)
