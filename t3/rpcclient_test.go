@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +257,44 @@ func FuzzRPCFrames(f *testing.F) {
 			t.Fatal("the call did not end")
 		}
 	})
+}
+
+// TestCloseLeavesNoGoroutines: Close waits for the client's reader and pinger,
+// so right after it no goroutine runs client code.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	ctx := testCtx(t)
+	c, _ := scriptServer(t, func(ctx context.Context, conn *websocket.Conn) {
+		readMsg(ctx, conn)
+		writeStr(ctx, conn, `{"_tag":"Chunk","requestId":0,"values":[]}`) // acked by a helper goroutine
+	})
+	rpc, err := c.DialRPC(ctx, "ticket", &t3.RPCOptions{PingInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rpc.Stream(ctx, "s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rpc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Next(ctx); !errors.Is(err, t3.ErrClientClosed) {
+		t.Errorf("Next after Close = %v, want ErrClientClosed", err)
+	}
+	if leaked := goroutinesIn("t3.(*RPCClient)"); leaked != "" {
+		t.Errorf("goroutines still in the client after Close:\n%s", leaked)
+	}
+}
+
+// goroutinesIn returns the stacks of goroutines with a frame matching fn.
+func goroutinesIn(fn string) string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) && !strings.Contains(g, "goroutinesIn") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
