@@ -197,7 +197,7 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 			// delimiter, whitespace included, so it comes back byte-exact.
 			start := p.i
 			p.ws()
-			if !p.skip(0) {
+			if !p.skipValue() {
 				return p.fail(string(bodyKey) + " payload is not a JSON value")
 			}
 			p.ws()
