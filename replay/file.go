@@ -43,13 +43,25 @@ type Result struct {
 	DecodeErrorCount int
 }
 
-// skippedBodies are the kinds no check reads: their payloads are not decoded.
-func skippedBodies(k bundle.Kind) bool {
-	switch k {
-	case bundle.KindProcLog, bundle.KindStdioLine, bundle.KindArtifact:
+// needsBody reports whether a check reads the payload of the next event, of
+// kind k: ReplayFile has the reader leave the others undecoded (no
+// unescaping, no base64). The recorded verdict is always read; once the
+// verdict is decided nothing else is. HTTP bodies matter only while a thread
+// read is in flight.
+func (e *Engine) needsBody(k bundle.Kind) bool {
+	if k == bundle.KindVerdict {
 		return true
 	}
-	return false
+	if e.decided() {
+		return false
+	}
+	switch k {
+	case bundle.KindMark, bundle.KindWSMessage:
+		return true
+	case bundle.KindHTTPBody:
+		return len(e.http) > 0
+	}
+	return false // proc.*, gate.*, stdio, artifacts, logs: no check reads their payloads
 }
 
 // ReplayFile replays the bundle at path: it streams its events through a fresh
@@ -62,12 +74,7 @@ func ReplayFile(ctx context.Context, path string, opts *Options) (*Result, error
 		opts = &Options{}
 	}
 	e := NewEngine(opts.Engine)
-	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool {
-		if k == bundle.KindVerdict {
-			return false
-		}
-		return e.decided() || skippedBodies(k)
-	}})
+	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !e.needsBody(k) }})
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", path, err)
 	}
