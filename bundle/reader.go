@@ -3,12 +3,10 @@ package bundle
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"maps"
 	"os"
@@ -69,7 +67,7 @@ type Reader struct {
 
 	header     Header
 	headerLine []byte
-	digest     hash.Hash
+	digest     *digester
 	bytes      int64
 	kinds      map[Kind]uint64
 	nextSeq    uint64
@@ -134,7 +132,7 @@ func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
 		name:    o.Name,
 		src:     &sourceReader{r: in},
 		maxLine: o.MaxLine,
-		digest:  sha256.New(),
+		digest:  newDigester(),
 		kinds:   make(map[Kind]uint64),
 		d:       lineDecoder{skipBody: o.SkipBody},
 	}
@@ -212,8 +210,7 @@ func (r *Reader) readHeader() error {
 
 // count adds a line to the running digest and counts the trailer checks.
 func (r *Reader) count(line []byte, k Kind) {
-	r.digest.Write(line)
-	r.digest.Write(newline)
+	r.digest.write(line)
 	r.bytes += int64(len(line)) + 1
 	r.kinds[k]++
 }
@@ -356,7 +353,7 @@ func (r *Reader) readTrailer(line []byte, ev *Event) error {
 	if err := json.Unmarshal(ev.Body.Data, &tr); err != nil {
 		return r.formatErr(r.lineNo, "unreadable trailer: %v", err)
 	}
-	digest := "sha256:" + hex.EncodeToString(r.digest.Sum(nil))
+	digest := "sha256:" + hex.EncodeToString(r.digest.sum())
 	switch {
 	case tr.Events != r.nextSeq:
 		return r.formatErr(r.lineNo, "the trailer counts %d lines before it, the bundle has %d", tr.Events, r.nextSeq)
@@ -408,6 +405,7 @@ func (r *Reader) Line() []byte { return r.line }
 
 // Close releases the decoder and, for a Reader from Open, closes the file.
 func (r *Reader) Close() error {
+	r.digest.wait()
 	r.dec.Close()
 	if r.file != nil {
 		return r.file.Close()
