@@ -21,6 +21,8 @@ type Message struct {
 	Values  json.RawMessage // Chunk: a JSON array of stream items
 	Exit    *t3.Exit        // Exit
 	Defect  json.RawMessage // Defect
+
+	pre *preDecoded // Exit: the value decoded while the frame was split, for the call it answered then
 }
 
 // wireMessage covers the keys of both the Effect and the JSON-RPC 2.0 framings,
@@ -41,6 +43,8 @@ type wireMessage struct {
 	Chunk   bool            `json:"chunk"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
+
+	pre *preDecoded // set by the lean decoder only
 }
 
 // ErrNotRPC is returned for a well-formed JSON value that is not an RPC message.
@@ -149,7 +153,7 @@ func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 		if w.Exit.Tag != t3.ExitSuccess && w.Exit.Tag != t3.ExitFailure {
 			return m, fmt.Errorf("Exit with unknown exit tag %q", w.Exit.Tag)
 		}
-		m.ID, m.Exit = w.RequestID.Key(), w.Exit
+		m.ID, m.Exit, m.pre = w.RequestID.Key(), w.Exit, w.pre
 	case t3.TagDefect:
 		m.Defect = w.Defect
 	case t3.TagPing, t3.TagPong, t3.TagEof:

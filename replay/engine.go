@@ -104,6 +104,8 @@ type Engine struct {
 	restartStage   int             // restartWait*
 	reachedRestart bool            // the main checks passed
 	failure        *assert.Failure // set when decided failed
+	pendingCut     *assert.Failure // a call cut off by a dropped socket, judged later (see callEnded)
+	pendingPhase   string          // the phase before pendingCut was judged
 	runCount       int
 	ackIDs         []string
 
@@ -124,6 +126,7 @@ func NewEngine(opts *EngineOptions) *Engine {
 	}
 	e.corr = NewCorrelator(e.onRPC)
 	e.lean = e.corr.lean
+	e.lean.answers = e.answerKind
 	return e
 }
 
@@ -218,6 +221,9 @@ func (e *Engine) finalize() {
 	if e.decided() {
 		return
 	}
+	if e.decidePendingCut() {
+		return
+	}
 	var seen string
 	switch {
 	case e.info == nil:
@@ -231,6 +237,15 @@ func (e *Engine) finalize() {
 	}
 	e.fail(&assert.Failure{Check: assert.CheckStreamDelivered, Message: assert.Messages[assert.CheckStreamDelivered],
 		Expected: "an observation with the secret acknowledged and every run terminal", Seen: seen}, e.lastSeq, e.lastT, e.parentThread)
+}
+
+// decidePendingCut fails the run with the kept cut-off call, if there is one.
+func (e *Engine) decidePendingCut() bool {
+	if e.pendingCut == nil || e.decided() {
+		return false
+	}
+	e.failure, e.phase = e.pendingCut, PhaseFailed
+	return true
 }
 
 // fail decides the verdict as failed with f located at seq/t.
@@ -288,6 +303,17 @@ func (e *Engine) mark(ev *bundle.Event) {
 			fmt.Sprintf("the %gs timeout expired in phase %s", b.TimeoutSeconds, e.phase)), ev.Seq, ev.T, e.parentThread)
 	case MarkInterrupted:
 		e.fail(failure(assert.CheckInterrupted, "the run to finish", "the driver was interrupted in phase "+e.phase), ev.Seq, ev.T, e.parentThread)
+	case MarkDriverError:
+		if e.decidePendingCut() {
+			return
+		}
+		var b struct {
+			Step  string `json:"step"`
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(ev.Body.Data, &b)
+		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
+			fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))), ev.Seq, ev.T, e.parentThread)
 	case MarkSetupFailed:
 		var b struct {
 			Step  string `json:"step"`

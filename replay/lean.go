@@ -8,6 +8,7 @@ package replay
 // path ran. lean_test.go checks the equivalence, by table and by fuzzing.
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/wireproof/wireproof/t3"
@@ -16,6 +17,50 @@ import (
 // leanDecoder holds the intern table of one stream. Not safe for concurrent use.
 type leanDecoder struct {
 	intern internTable
+
+	// calls, while a frame of one connection is split, are its open calls,
+	// and answers says how to decode the success value of an Exit answering
+	// one of them: then the value is decoded in the same pass that splits the
+	// frame, instead of skipped now and scanned again when it is observed.
+	calls   map[string]*Call
+	answers func(*Call) answerKind
+}
+
+// answerKind is how the success value of a call is decoded ahead.
+type answerKind int
+
+const (
+	answerNone       answerKind = iota // no check reads it: skipped
+	answerProjection                   // getThreadProjection: the projection itself
+	answerLaunch                       // launchThread: {threadId, projection}
+)
+
+// preDecoded is an Exit's success value decoded while its frame was split.
+// It holds for Call only: a frame may end that call and reuse its id.
+type preDecoded struct {
+	call       *Call
+	projection *t3.Projection // nil for a launchThread answer without one
+}
+
+// answering returns the open call the Exit with request id raw answers and
+// how to decode its value, if it is decoded ahead.
+func (d *leanDecoder) answering(raw []byte) (*Call, answerKind) {
+	if d.calls == nil || d.answers == nil || len(raw) == 0 {
+		return nil, answerNone
+	}
+	key := raw
+	if raw[0] == '"' {
+		// A string id: its key is its contents, when they need no unescaping.
+		if len(raw) < 2 || bytes.IndexByte(raw, '\\') >= 0 {
+			return nil, answerNone
+		}
+		key = raw[1 : len(raw)-1]
+	}
+	call := d.calls[string(key)]
+	if call == nil {
+		return nil, answerNone
+	}
+	return call, d.answers(call)
 }
 
 func newLeanDecoder() *leanDecoder { return &leanDecoder{intern: internTable{}} }
@@ -41,7 +86,11 @@ func (d *leanDecoder) message(b []byte, w *wireMessage) bool {
 		case "values":
 			return seen.first(5) && s.rawInto((*[]byte)(&w.Values))
 		case "exit":
-			return seen.first(6) && d.exit(&s, &w.Exit)
+			if !seen.first(6) {
+				return false
+			}
+			call, kind := d.answering(w.RequestID)
+			return d.exit(&s, &w.Exit, call, kind, &w.pre)
 		case "defect":
 			return seen.first(7) && s.rawInto((*[]byte)(&w.Defect))
 		case "jsonrpc":
@@ -71,7 +120,11 @@ func (s *scanner) rawInto(dst *[]byte) bool {
 	return ok
 }
 
-func (d *leanDecoder) exit(s *scanner, dst **t3.Exit) bool {
+// exit decodes an Exit's exit object. When the call it answers is known and
+// its value is read by a check (kind), the value is decoded into *pre in the
+// same pass; if that cannot be done the lean way it is only skipped, and
+// decoded later as any other value.
+func (d *leanDecoder) exit(s *scanner, dst **t3.Exit, call *Call, kind answerKind, pre **preDecoded) bool {
 	if s.null() {
 		return true
 	}
@@ -82,7 +135,20 @@ func (d *leanDecoder) exit(s *scanner, dst **t3.Exit) bool {
 		case "_tag":
 			return seen.first(0) && s.text(&x.Tag, d.intern)
 		case "value":
-			return seen.first(1) && s.rawInto((*[]byte)(&x.Value))
+			if !seen.first(1) {
+				return false
+			}
+			if kind != answerNone {
+				s.ws()
+				start := s.i
+				if p, ok := d.answerValue(s, kind); ok {
+					x.Value = s.b[start:s.i:s.i]
+					*pre = &preDecoded{call: call, projection: p}
+					return true
+				}
+				s.i = start
+			}
+			return s.rawInto((*[]byte)(&x.Value))
 		case "cause":
 			return seen.first(2) && s.rawInto((*[]byte)(&x.Cause))
 		}
@@ -90,6 +156,22 @@ func (d *leanDecoder) exit(s *scanner, dst **t3.Exit) bool {
 	})
 	*dst = x
 	return ok
+}
+
+// answerValue decodes a success value of kind at s, as getProjection or
+// launchAnswer would decode it on its own.
+func (d *leanDecoder) answerValue(s *scanner, kind answerKind) (*t3.Projection, bool) {
+	switch kind {
+	case answerProjection:
+		if s.peek() != '{' {
+			return nil, false
+		}
+		p := &t3.Projection{}
+		return p, d.projection(s, p, 2)
+	case answerLaunch:
+		return d.launch(s, 2)
+	}
+	return nil, false
 }
 
 // threadID reads payload.threadId of a request, as decoding the payload into
@@ -123,19 +205,24 @@ func (d *leanDecoder) getProjection(value []byte) (*t3.Projection, bool) {
 // launchAnswer decodes a launchThread answer {threadId, projection}.
 func (d *leanDecoder) launchAnswer(value []byte) (*t3.Projection, bool) {
 	s := scanner{b: value}
+	p, ok := d.launch(&s, 0)
+	return p, ok && s.end()
+}
+
+func (d *leanDecoder) launch(s *scanner, depth int) (*t3.Projection, bool) {
 	var p *t3.Projection
 	var threadID string
 	var seen keys
-	ok := s.object(0, func(key []byte) bool {
+	ok := s.object(depth, func(key []byte) bool {
 		switch string(key) {
 		case "threadId":
 			return seen.first(0) && s.text(&threadID, d.intern)
 		case "projection":
-			return seen.first(1) && d.projectionPtr(&s, &p, 1)
+			return seen.first(1) && d.projectionPtr(s, &p, depth+1)
 		}
-		return s.skipUnknown(1, key, "threadId", "projection")
+		return s.skipUnknown(depth+1, key, "threadId", "projection")
 	})
-	return p, ok && s.end()
+	return p, ok
 }
 
 // threadRead decodes the body of an HTTP thread read {projection}.

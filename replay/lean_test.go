@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wireproof/wireproof/t3"
 )
@@ -47,7 +48,7 @@ func sameAsEncodingJSON(t *testing.T, input []byte) map[string]bool {
 			t.Errorf("%s: lean accepted %q, encoding/json refused it: %v", what, input, refErr)
 			return
 		}
-		if diff := cmp.Diff(refGot, leanGot); diff != "" {
+		if diff := cmp.Diff(refGot, leanGot, cmpopts.IgnoreUnexported(wireMessage{})); diff != "" {
 			t.Errorf("%s of %q (-encoding/json +lean):\n%s", what, input, diff)
 		}
 	}
@@ -55,6 +56,35 @@ func sameAsEncodingJSON(t *testing.T, input []byte) map[string]bool {
 	var lw, rw wireMessage
 	leanOK := d.message(input, &lw)
 	compare("message", leanOK, lw, json.Unmarshal(input, &rw), rw)
+
+	// Exit values decoded while the frame is split equal the same values
+	// decoded on their own.
+	for _, kind := range []answerKind{answerProjection, answerLaunch} {
+		call := &Call{ID: "7"}
+		ahead := newLeanDecoder()
+		ahead.calls = map[string]*Call{"7": call}
+		ahead.answers = func(*Call) answerKind { return kind }
+		var w wireMessage
+		if !ahead.message(input, &w) || w.pre == nil {
+			continue
+		}
+		if w.pre.call != call {
+			t.Errorf("value of %q decoded ahead for call %+v, want %+v", input, w.pre.call, call)
+		}
+		var p *t3.Projection
+		var ok bool
+		if kind == answerProjection {
+			p, ok = d.getProjection(w.Exit.Value)
+		} else {
+			p, ok = d.launchAnswer(w.Exit.Value)
+		}
+		if !ok {
+			t.Errorf("value of %q decoded ahead, but not on its own", input)
+		} else if diff := cmp.Diff(p, w.pre.projection); diff != "" {
+			t.Errorf("value of %q decoded ahead (-alone +ahead):\n%s", input, diff)
+		}
+		accepted["answer ahead"] = true
+	}
 
 	lid, leanOK := d.threadID(input)
 	var payload struct {
@@ -121,6 +151,12 @@ func TestLeanDecoders(t *testing.T) {
 		{"projection", sampleProjection, "getThreadProjection", true},
 		{"projection with whitespace", strings.ReplaceAll(strings.ReplaceAll(sampleProjection, ",", " ,\n\t"), ":", " : "), "getThreadProjection", true},
 		{"getThreadProjection exit", `{"_tag":"Exit","requestId":"7","exit":{"_tag":"Success","value":` + sampleProjection + `}}`, "message", true},
+		{"getThreadProjection answer decoded ahead", `{"_tag":"Exit","requestId":"7","exit":{"_tag":"Success","value":` + sampleProjection + `}}`, "answer ahead", true},
+		{"launchThread answer decoded ahead", `{"_tag":"Exit","requestId":7,"exit":{"value":{"threadId":"t1","projection":` + sampleProjection + `},"_tag":"Success"}}`, "answer ahead", true},
+		{"answer of another id", `{"_tag":"Exit","requestId":8,"exit":{"_tag":"Success","value":` + sampleProjection + `}}`, "answer ahead", false},
+		{"answer before its id", `{"_tag":"Exit","exit":{"_tag":"Success","value":` + sampleProjection + `},"requestId":7}`, "answer ahead", false},
+		{"escaped id", `{"_tag":"Exit","requestId":"\u0037","exit":{"_tag":"Success","value":` + sampleProjection + `}}`, "answer ahead", false},
+		{"answer the lean way cannot decode", `{"_tag":"Exit","requestId":7,"exit":{"_tag":"Success","value":{"runs":{"x":1},"projection":{"runs":1}}}}`, "answer ahead", false},
 		{"launchThread answer", `{"threadId":"t1","projection":` + sampleProjection + `,"resumed":false}`, "launchThread", true},
 		{"thread read", `{"snapshotSequence":42,"projection":` + sampleProjection + `}`, "thread read", true},
 		{"subscribe chunk", `[{"kind":"snapshot","snapshotSequence":1,"projection":` + sampleProjection + `},{"kind":"event","event":{"id":"e"}},null,{"kind":"snapshot","projection":null}]`, "subscribeThread chunk", true},

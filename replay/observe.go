@@ -34,7 +34,7 @@ func (e *Engine) onRPC(r *RPCEvent) {
 		case m.Tag == t3.TagChunk && call.Method == t3.MethodSubscribe && e.interesting(call.ThreadID):
 			e.streamItems(call, m.Values, at)
 		case m.Tag == t3.TagExit && m.Exit.Tag == t3.ExitSuccess:
-			e.exitValue(call, m.Exit.Value, at)
+			e.exitValue(call, m, at)
 		}
 	}
 	if r.Ended && call.Outcome != OutcomeSuccess || r.Ended && call.Method == t3.MethodSubscribe {
@@ -65,12 +65,38 @@ func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Even
 	}
 }
 
+// answerKind says whether a check reads the success value of call, and so
+// whether the correlator decodes it while splitting the frame.
+func (e *Engine) answerKind(call *Call) answerKind {
+	if e.decided() || !e.interesting(call.ThreadID) {
+		return answerNone
+	}
+	switch call.Method {
+	case t3.MethodLaunchThread:
+		return answerLaunch
+	case t3.MethodGetProjection:
+		return answerProjection
+	}
+	return answerNone
+}
+
 // exitValue observes the projection in a successful launchThread or
-// getThreadProjection answer.
-func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) {
+// getThreadProjection answer m.
+func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
+	value := m.Exit.Value
+	pre := m.pre
+	if pre != nil && pre.call != call {
+		pre = nil // decoded for another call with the same id
+	}
 	switch call.Method {
 	case t3.MethodLaunchThread:
 		if !e.interesting(call.ThreadID) {
+			return
+		}
+		if pre != nil {
+			if pre.projection != nil {
+				e.observe(call.ThreadID, pre.projection, at)
+			}
 			return
 		}
 		if p, ok := e.lean.launchAnswer(value); ok {
@@ -94,6 +120,10 @@ func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) 
 		if !e.interesting(call.ThreadID) {
 			return
 		}
+		if pre != nil {
+			e.observe(call.ThreadID, pre.projection, at)
+			return
+		}
 		if p, ok := e.lean.getProjection(value); ok {
 			e.observe(call.ThreadID, p, at)
 			return
@@ -108,7 +138,25 @@ func (e *Engine) exitValue(call *Call, value json.RawMessage, at *bundle.Event) 
 }
 
 // callEnded judges calls that ended without an answer the checks can use.
+//
+// A call cut off with an unknown outcome (the socket dropped) is not judged at
+// once: a server that dies drops its sockets before its exit is recorded, and
+// the exit is the better reason. The cut is kept and decides the run only if
+// nothing else does first: at the driver's driver-error mark or at the end of
+// the bundle.
 func (e *Engine) callEnded(call *Call, at *bundle.Event) {
+	if call.Outcome == OutcomeUnknown && e.pendingCut == nil {
+		e.judgeCall(call, at)
+		if e.phase == PhaseFailed {
+			e.pendingCut, e.phase, e.failure = e.failure, e.pendingPhase, nil
+		}
+		return
+	}
+	e.judgeCall(call, at)
+}
+
+func (e *Engine) judgeCall(call *Call, at *bundle.Event) {
+	e.pendingPhase = e.phase
 	how := describeEnd(call)
 	switch {
 	case call.Method == t3.MethodLaunchThread && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
