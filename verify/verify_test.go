@@ -179,7 +179,11 @@ func TestFailGateNamesTheFailedChild(t *testing.T) {
 func TestFaultModesFailLive(t *testing.T) {
 	for _, fault := range fixtures.Faults {
 		t.Run(fault.Name, func(t *testing.T) {
-			res := runOnce(t, verify.Options{Scenario: "idle", Fault: fault.Name})
+			opts := verify.Options{Scenario: "idle", Fault: fault.Name}
+			if fault.Check == assert.CheckDeadline {
+				opts.Timeout = 2 * time.Second // the fault hangs the run until the deadline
+			}
+			res := runOnce(t, opts)
 			f := res.Verdict.Failure
 			if f == nil {
 				t.Fatalf("fault %s passed, want check %s to fail", fault.Name, fault.Check)
@@ -195,7 +199,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	var pid int
 	res := runOnce(t, verify.Options{
 		Scenario: "idle",
-		Fault:    "stall-parent", // the agent never finishes: the kill lands mid-run
+		Fault:    fixtures.FaultStalledParent, // the agent never finishes: the kill lands mid-run
 		Hooks: &verify.Hooks{
 			ServerStarted: func(p int) { pid = p },
 			Phase: func(phase string) {
@@ -207,19 +211,19 @@ func TestServerKilledMidRun(t *testing.T) {
 	})
 	f := res.Verdict.Failure
 	if f == nil || f.Check != assert.CheckServerAlive {
-		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckServerAlive)
+		t.Fatalf("failure %+v, want check %s", f, assert.CheckServerAlive)
 	}
 	if !strings.Contains(f.Seen, "SIGKILL") && !strings.Contains(f.Seen, "killed") {
 		t.Errorf("failure does not say how the server died: %+v", f)
 	}
 	_, events := readBundle(t, res.Bundle)
-	if events[f.Seq].Kind != bundle.KindProcExit {
-		t.Errorf("failure points at seq %d (%s), want the server's exit", f.Seq, events[f.Seq].Kind)
+	if ev := eventAt(events, f.Seq); ev == nil || ev.Kind != bundle.KindProcExit {
+		t.Errorf("failure points at seq %d (%v), want the server's exit", f.Seq, ev)
 	}
 }
 
 func TestDeadline(t *testing.T) {
-	res := runOnce(t, verify.Options{Scenario: "idle", Fault: "stall-parent", Timeout: 2 * time.Second})
+	res := runOnce(t, verify.Options{Scenario: "idle", Fault: fixtures.FaultStalledParent, Timeout: 2 * time.Second})
 	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckDeadline {
 		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckDeadline)
 	}
@@ -309,7 +313,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 // SIGINT mid-run: the bundle closes cleanly, no server is left, exit 130.
 func TestInterruptClosesBundle(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--fault", "stall-parent", "--out", out)
+	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--fault", fixtures.FaultStalledParent, "--out", out)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
@@ -332,8 +336,17 @@ func TestInterruptClosesBundle(t *testing.T) {
 		t.Fatalf("last event is not a verdict: %v", err)
 	}
 	if v.Failure == nil || v.Failure.Check != assert.CheckInterrupted {
-		t.Errorf("verdict %+v, want check %s", v, assert.CheckInterrupted)
+		t.Errorf("failure %+v, want check %s", v.Failure, assert.CheckInterrupted)
 	}
+}
+
+func eventAt(events []bundle.Event, seq uint64) *bundle.Event {
+	for i := range events {
+		if events[i].Seq == seq {
+			return &events[i]
+		}
+	}
+	return nil
 }
 
 // waitForRunning polls the growing bundle (it is flushed every 100 ms) until
