@@ -105,4 +105,8 @@ type Hooks struct {
 	ServerStarted func(pid int)
 	// Phase is called when the driver enters a phase (replay.Phase*).
 	Phase func(phase string)
+	// Secret is called with every credential of the run as it becomes known
+	// (the bootstrap token, the access token, the WebSocket ticket), all of
+	// which the bundle must hold only as [REDACTED].
+	Secret func(secret string)
 }

@@ -132,6 +132,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "dirty.txt", Body: bundle.Text([]byte(repo.Status))})
 	}
 
+	if opts.Hooks != nil && opts.Hooks.Secret != nil {
+		opts.Hooks.Secret(bootstrapToken)
+	}
 	stopStatus := r.showStatus()
 	interrupted := r.drive(ctx)
 	stopStatus()
@@ -201,6 +204,14 @@ func (r *run) emit(ev *bundle.Event) uint64 {
 		fmt.Fprintf(r.opts.Stdout, "wireproof: recording failed: %v\n", err)
 	}
 	return seq
+}
+
+// secretLearned makes the recorder redact a credential from now on.
+func (r *run) secretLearned(s string) {
+	r.rec.AddSecret(s)
+	if r.opts.Hooks != nil && r.opts.Hooks.Secret != nil {
+		r.opts.Hooks.Secret(s)
+	}
 }
 
 func (r *run) mark(name string, body any) uint64 {
@@ -441,7 +452,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	if err != nil {
 		return s, fmt.Errorf("authentication failed: %w", err)
 	}
-	r.rec.AddSecret(token)
+	r.secretLearned(token)
 	s.step = "project"
 	projectID := t3.NewUUID()
 	if _, err := client.CreateProject(ctx, projectID, "Background verification", r.ws.project); err != nil {
@@ -452,7 +463,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	if err != nil {
 		return s, fmt.Errorf("WebSocket authentication failed: %w", err)
 	}
-	r.rec.AddSecret(ticket)
+	r.secretLearned(ticket)
 	s.step = "connect"
 	if s.rpc, err = client.DialRPC(ctx, ticket, nil); err != nil {
 		return s, fmt.Errorf("RPC connection failed: %w", err)

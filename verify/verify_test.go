@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -44,6 +45,12 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 				hooks.ServerStarted(pid)
 			}
 		},
+	}
+	var secrets []string
+	opts.Hooks.Secret = func(s string) {
+		mu.Lock()
+		secrets = append(secrets, s)
+		mu.Unlock()
 	}
 	if hooks != nil {
 		opts.Hooks.Phase = hooks.Phase
@@ -79,6 +86,19 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		}
 	}
 
+	// No credential of the run reached the disk: search the decompressed bundle.
+	raw := decompress(t, res.Bundle)
+	mu.Lock()
+	if len(secrets) == 0 {
+		t.Error("the run reported no credentials to look for")
+	}
+	for _, s := range secrets {
+		if bytes.Contains(raw, []byte(s)) {
+			t.Errorf("credential %q found in the decompressed bundle", s)
+		}
+	}
+	mu.Unlock()
+
 	// The verdict file, the bundle's verdict event and replay agree.
 	var fileVerdict assert.Verdict
 	b, err := os.ReadFile(res.VerdictFile)
@@ -105,6 +125,25 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
 	}
 	return res
+}
+
+func decompress(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	b, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatalf("decompressing %s: %v", path, err)
+	}
+	return b
 }
 
 func names(es []os.DirEntry) []string {
