@@ -99,14 +99,20 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		if err != nil {
 			return verifyError(err)
 		}
-		fmt.Fprintf(stdout, "Results: %s\n", res.Results)
+		fmt.Fprintln(stdout)
+		passed := 0
 		for _, e := range res.Entries {
-			line := fmt.Sprintf("%-11s %d %-7s %s", strings.ToUpper(e.Status), e.Iteration, e.Scenario, e.Bundle)
+			if e.Status == "passed" {
+				passed++
+			}
+			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(e.Status), e.Scenario, e.Iteration, e.Bundle)
 			if e.Check != "" {
 				line += "  " + e.Check
 			}
 			fmt.Fprintln(stdout, line)
 		}
+		fmt.Fprintf(stdout, "%d run(s): %d passed, %d not passed\n", len(res.Entries), passed, len(res.Entries)-passed)
+		fmt.Fprintf(stdout, "Results: %s\nReplay:  wireproof replay %s\n", res.Results, res.OutDir)
 		switch {
 		case res.Interrupted:
 			return interruptedError{ctx.Err()}
