@@ -39,16 +39,6 @@ func init() {
 	os.Exit(3)
 }
 
-func buildWireproof(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wireproof")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func recordedEvents(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 	t.Helper()
 	r, err := bundle.Open(path, nil)
@@ -103,7 +93,7 @@ func requestsOf(evs []bundle.Event) []recordedRequest {
 }
 
 func TestRecordCommand(t *testing.T) {
-	bin := buildWireproof(t)
+	bin := wireproofBin
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s", r.URL.Path)
 	}))
