@@ -24,6 +24,14 @@ type leanDecoder struct {
 	// frame, instead of skipped now and scanned again when it is observed.
 	calls   map[string]*Call
 	answers func(*Call) answerKind
+
+	// Scratch slices of leanSlice, one per element type (arrays of one type
+	// do not nest in a projection).
+	runs            []t3.Run
+	subagents       []t3.Subagent
+	messages        []t3.Message
+	turnItems       []t3.TurnItem
+	providerThreads []t3.ProviderThread
 }
 
 // answerKind is how the success value of a call is decoded ahead.
@@ -292,15 +300,15 @@ func (d *leanDecoder) projection(s *scanner, p *t3.Projection, depth int) bool {
 		case "thread":
 			return seen.first(0) && s.skip(depth+1)
 		case "runs":
-			return seen.first(1) && leanSlice(s, &p.Runs, depth+1, func(r *t3.Run) bool { return d.run(s, r, depth+2) })
+			return seen.first(1) && leanSlice(s, &p.Runs, depth+1, &d.runs, func(r *t3.Run) bool { return d.run(s, r, depth+2) })
 		case "subagents":
-			return seen.first(2) && leanSlice(s, &p.Subagents, depth+1, func(a *t3.Subagent) bool { return d.subagent(s, a, depth+2) })
+			return seen.first(2) && leanSlice(s, &p.Subagents, depth+1, &d.subagents, func(a *t3.Subagent) bool { return d.subagent(s, a, depth+2) })
 		case "messages":
-			return seen.first(3) && leanSlice(s, &p.Messages, depth+1, func(m *t3.Message) bool { return d.chatMessage(s, m, depth+2) })
+			return seen.first(3) && leanSlice(s, &p.Messages, depth+1, &d.messages, func(m *t3.Message) bool { return d.chatMessage(s, m, depth+2) })
 		case "turnItems":
-			return seen.first(4) && leanSlice(s, &p.TurnItems, depth+1, func(it *t3.TurnItem) bool { return d.turnItem(s, it, depth+2) })
+			return seen.first(4) && leanSlice(s, &p.TurnItems, depth+1, &d.turnItems, func(it *t3.TurnItem) bool { return d.turnItem(s, it, depth+2) })
 		case "providerThreads":
-			return seen.first(5) && leanSlice(s, &p.ProviderThreads, depth+1, func(pt *t3.ProviderThread) bool { return d.providerThread(s, pt, depth+2) })
+			return seen.first(5) && leanSlice(s, &p.ProviderThreads, depth+1, &d.providerThreads, func(pt *t3.ProviderThread) bool { return d.providerThread(s, pt, depth+2) })
 		case "updatedAt":
 			return seen.first(6) && s.skipText()
 		}
@@ -310,20 +318,24 @@ func (d *leanDecoder) projection(s *scanner, p *t3.Projection, depth int) bool {
 
 // leanSlice decodes a JSON array into a slice field: null leaves it nil, []
 // makes it empty, a null element is a zero element, as with encoding/json.
-func leanSlice[T any](s *scanner, dst *[]T, depth int, elem func(*T) bool) bool {
+// Elements are decoded into *scratch (reused) and copied out at the exact
+// length, so a long array is not regrown element by element.
+func leanSlice[T any](s *scanner, dst *[]T, depth int, scratch *[]T, elem func(*T) bool) bool {
 	if s.null() {
 		*dst = nil
 		return true
 	}
-	out := []T{}
+	buf := (*scratch)[:0]
 	ok := s.array(depth, func() bool {
-		out = append(out, *new(T))
+		buf = append(buf, *new(T))
 		if s.null() {
 			return true
 		}
-		return elem(&out[len(out)-1])
+		return elem(&buf[len(buf)-1])
 	})
-	*dst = out
+	*dst = append(make([]T, 0, len(buf)), buf...)
+	clear(buf) // keep no strings alive through the scratch
+	*scratch = buf
 	return ok
 }
 
