@@ -35,9 +35,7 @@ func (d *digester) write(line []byte) {
 		d.batch = d.batch[:0]
 		return
 	}
-	d.batch = append(d.batch, line...)
-	d.batch = append(d.batch, '\n')
-	if len(d.batch) >= digestBatch {
+	if len(d.batch)+len(line)+1 > digestBatch {
 		d.wait()
 		b := d.batch
 		d.batch, d.spare = d.spare[:0], b
@@ -48,6 +46,11 @@ func (d *digester) write(line []byte) {
 			close(done)
 		}()
 	}
+	if d.batch == nil {
+		d.batch = make([]byte, 0, digestBatch) // full size at once: no regrowing
+	}
+	d.batch = append(d.batch, line...)
+	d.batch = append(d.batch, '\n')
 }
 
 // wait blocks until the batch in flight, if any, is hashed.
