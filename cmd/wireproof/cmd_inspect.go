@@ -24,13 +24,17 @@ import (
 
 // inspectOptions are the flags of `wireproof inspect`.
 type inspectOptions struct {
-	JSON  bool
-	Kinds []string // kind prefixes; an event matches any of them
-	Conns []string // connection ids; an event matches any of them
-	From  time.Duration
-	To    time.Duration // 0 with toSet false means no upper bound
-	Limit int           // events shown; 0 means all
-	Full  bool          // print payloads whole
+	JSON   bool
+	Kinds  []string // kind prefixes; an event matches any of them
+	Conns  []string // connection ids; an event matches any of them
+	From   time.Duration
+	To     time.Duration // 0 with toSet false means no upper bound
+	Limit  int           // events shown; 0 means all
+	Full   bool          // print payloads whole
+	Seq    string        // "N" or "A-B": a seq range to show
+	Around uint64        // show the events within aroundContext of this seq (0: off)
+
+	seqFrom, seqTo uint64 // parsed from Seq or Around; seqTo 0 means no range
 
 	toSet          bool
 	stdout, stderr io.Writer
@@ -53,7 +57,9 @@ timeline, one line per event, with payloads abbreviated to the terminal width
 
 Filters select the events shown: --kind takes kind prefixes (--kind ws takes every
 ws.* event), --conn connection ids, --from and --to a time range relative to the
-start of the recording (Go durations: 1.5s, 200ms), --limit a number of events.
+start of the recording (Go durations: 1.5s, 200ms), --seq a seq or a range (86,
+80-90), --around the events either side of a seq (the @seq a failed check names),
+--limit a number of events.
 
 --json prints bundle lines instead, exactly as they are stored: the header line,
 the events that pass the filters and, when no filter or limit is set, the trailer.
@@ -85,6 +91,8 @@ func init() {
 	f.DurationVar(&inspectOpts.To, "to", 0, "show events at or before `DUR` from the start")
 	f.IntVar(&inspectOpts.Limit, "limit", 0, "show at most `N` events (0: all)")
 	f.BoolVar(&inspectOpts.Full, "full", false, "print payloads whole instead of abbreviated")
+	f.StringVar(&inspectOpts.Seq, "seq", "", "show the events with seq `N` or in the range A-B")
+	f.Uint64Var(&inspectOpts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
 	cmdRoot.AddCommand(cmdInspect)
 }
 
@@ -130,13 +138,33 @@ func (o *inspectOptions) check(args []string) error {
 		return usageError{fmt.Errorf("--to must not be negative, got %s", o.To)}
 	case o.toSet && o.To < o.From:
 		return usageError{fmt.Errorf("--to %s is before --from %s", o.To, o.From)}
+	case o.Seq != "" && o.Around > 0:
+		return usageError{errors.New("--seq and --around select the same thing: give one")}
+	}
+	if o.Around > 0 {
+		o.seqFrom, o.seqTo = o.Around-min(o.Around, aroundContext), o.Around+aroundContext
+	}
+	if o.Seq != "" {
+		a, b, isRange := strings.Cut(o.Seq, "-")
+		from, err1 := strconv.ParseUint(a, 10, 64)
+		to, err2 := from, error(nil)
+		if isRange {
+			to, err2 = strconv.ParseUint(b, 10, 64)
+		}
+		if err1 != nil || err2 != nil || to < from {
+			return usageError{fmt.Errorf("--seq %q: want N or A-B with A <= B", o.Seq)}
+		}
+		o.seqFrom, o.seqTo = from, to
 	}
 	return nil
 }
 
+// aroundContext is how many events --around shows either side of its seq.
+const aroundContext = 8
+
 // filtered reports whether any filter or limit is set.
 func (o *inspectOptions) filtered() bool {
-	return len(o.Kinds) > 0 || len(o.Conns) > 0 || o.From > 0 || o.toSet || o.Limit > 0
+	return len(o.Kinds) > 0 || len(o.Conns) > 0 || o.From > 0 || o.toSet || o.Limit > 0 || o.seqTo > 0
 }
 
 // match reports whether ev passes the filters (the limit aside).
@@ -145,6 +173,9 @@ func (o *inspectOptions) match(ev *bundle.Event) bool {
 		return false
 	}
 	if len(o.Conns) > 0 && !slices.Contains(o.Conns, ev.Conn) {
+		return false
+	}
+	if o.seqTo > 0 && (ev.Seq < o.seqFrom || ev.Seq > o.seqTo) {
 		return false
 	}
 	t := time.Duration(ev.T)

@@ -138,6 +138,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			if f.Diff != "" {
 				fmt.Fprintf(stdout, "  diff (-want +got):\n%s\n", indent(f.Diff, "    "))
 			}
+			fmt.Fprintf(stdout, "  look:     wireproof inspect %s --around %d\n", res.Bundle, f.Seq)
 		}
 	}
 	fmt.Fprintf(stdout, "Verdict: %s\n", res.VerdictFile)

@@ -200,6 +200,11 @@ func TestInspectFilters(t *testing.T) {
 		{"to between events", inspectOptions{To: 2500 * time.Microsecond}, []uint64{1, 2}},
 		{"limit", inspectOptions{Limit: 4}, []uint64{1, 2, 3, 4}},
 		{"limit after filter", inspectOptions{Conns: []string{"ws1"}, Limit: 2}, []uint64{9, 10}},
+		{"one seq", inspectOptions{Seq: "7"}, []uint64{7}},
+		{"seq range", inspectOptions{Seq: "5-8"}, []uint64{5, 6, 7, 8}},
+		{"around", inspectOptions{Around: 10}, seqRange(2, 18)},
+		{"around near the start", inspectOptions{Around: 3}, seqRange(1, 11)},
+		{"around with conn", inspectOptions{Around: 10, Conns: []string{"ws1"}}, []uint64{9, 10, 11, 12, 13, 17}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
