@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +32,7 @@ import (
 // whose verdict replay reproduces, no temporary directory and no live server.
 func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	t.Helper()
+	goroutines := runtime.NumGoroutine()
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the run's home and project must not outlive it
 	var mu sync.Mutex
@@ -67,7 +69,9 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Fatalf("verify.Run: %v", err)
 	}
 
-	// Nothing leaks: no temp directory, no server process, no listening port.
+	// Nothing leaks: no goroutine, no temp directory, no server process, no
+	// listening port.
+	waitGoroutines(t, goroutines)
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("temporary entries left behind: %v", names(left))
 	}
@@ -125,6 +129,21 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
 	}
 	return res
+}
+
+// waitGoroutines fails the test if the goroutines the run started do not end.
+// There is no event for "a goroutine ended", so it polls.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines outlived the run:\n%s", runtime.NumGoroutine()-before, buf[:runtime.Stack(buf, true)])
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func decompress(t *testing.T, path string) []byte {
