@@ -24,10 +24,23 @@ import (
 // String fields that are not valid UTF-8 have each bad byte replaced by U+FFFD,
 // as encoding/json does; only the payload is byte-exact for every input.
 func AppendEvent(dst []byte, ev *Event) []byte {
+	dst = appendLineHead(dst, ev.Seq, ev.T)
+	return appendEventTail(dst, ev)
+}
+
+// appendLineHead appends the start of a line, `{"seq":N,"t":T`: the only part
+// that depends on the event's place in the bundle.
+func appendLineHead(dst []byte, seq uint64, t int64) []byte {
 	dst = append(dst, `{"seq":`...)
-	dst = strconv.AppendUint(dst, ev.Seq, 10)
+	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, `,"t":`...)
-	dst = strconv.AppendInt(dst, ev.T, 10)
+	return strconv.AppendInt(dst, t, 10)
+}
+
+// appendEventTail appends the rest of the line, from `,"kind":` to the closing
+// brace. It does not depend on Seq or T, so it can be encoded before the event
+// takes its place (see Encode).
+func appendEventTail(dst []byte, ev *Event) []byte {
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, string(ev.Kind))
 	dst = appendField(dst, `,"conn":`, ev.Conn)

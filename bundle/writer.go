@@ -40,31 +40,66 @@ var ErrClosed = errors.New("bundle: writer is closed")
 // event the next sequence number and the current time under one lock, so the
 // order of lines in the file is the order in which Append was called.
 //
+// Only numbering the line and copying it into a batch happen under the lock.
+// Encoding happens before it (see Encode), and compressing and hashing happen
+// after it, on one background goroutine that takes batches in seq order from
+// a bounded queue: when it falls behind, Append blocks rather than letting
+// memory grow.
+//
 // Events are flushed to the underlying writer at least every FlushInterval and
-// at once for lifecycle kinds (see flushesAtOnce), so a recorder that is killed
-// loses at most the last interval of non-lifecycle events. Errors of the
-// underlying writer are sticky: once one happens every later call returns it.
+// before Append returns for lifecycle kinds (see flushesAtOnce), so a recorder
+// that is killed loses at most the last interval of non-lifecycle events.
+// Errors of the underlying writer are sticky: once one happens every later
+// call returns it. An error met while compressing a batch in the background
+// is returned by the next call.
 type Writer struct {
-	mu       sync.Mutex
-	enc      *zstd.Encoder
-	file     *os.File // set by Create, closed by Close
-	clock    func() int64
-	digest   hash.Hash
-	line     []byte // reused encoding buffer
-	seq      uint64 // the seq of the next line
-	count    uint64 // events appended
-	lastT    int64
-	bytes    int64 // uncompressed bytes written, for the trailer
-	kinds    map[Kind]uint64
-	dirty    bool // bytes are in the encoder that have not been flushed
-	armed    bool // the flusher has been told about them
-	err      error
-	closed   bool
-	kick     chan struct{}
-	stop     chan struct{}
-	stopped  chan struct{}
-	interval time.Duration
+	mu        sync.Mutex
+	file      *os.File // set by Create, closed by Close
+	clock     func() int64
+	batch     []byte // lines not yet handed to the compressor
+	seq       uint64 // the seq of the next line
+	count     uint64 // events appended
+	lastT     int64
+	bytes     int64 // uncompressed bytes appended, for the trailer
+	kinds     map[Kind]uint64
+	unflushed bool // lines were appended since the last flush request
+	armed     bool // the flusher has been told about them
+	closed    bool
+	closeErr  error // what Close returned
+	kick      chan struct{}
+	stop      chan struct{}
+	stopped   chan struct{}
+	interval  time.Duration
+
+	jobs chan job    // batches for the compressor, in seq order
+	free chan []byte // batch buffers the compressor is done with
+	done chan struct{}
+
+	// Owned by the compressor goroutine until done is closed.
+	enc    *zstd.Encoder
+	digest hash.Hash
+
+	errMu sync.Mutex
+	err   error // the first write error, sticky
 }
+
+// job is one batch of complete lines for the compressor.
+type job struct {
+	lines []byte
+	flush bool       // flush the encoder after writing lines
+	ack   chan error // if set, receives the sticky error once done
+}
+
+const (
+	// batchBytes is the size at which a batch goes to the compressor without
+	// waiting for a flush: large enough that handing it over is rare, small
+	// enough that compression overlaps with appending.
+	batchBytes = 64 << 10
+	// queuedBatches bounds the batches waiting for the compressor, and so the
+	// memory a writer can hold: about queuedBatches*batchBytes plus the lines
+	// of single events larger than batchBytes.
+	queuedBatches = 16
+)
 
 // Create creates a new bundle file at path with mode 0600 and returns a Writer
 // for it. It refuses to overwrite an existing file: evidence is never clobbered.
@@ -111,8 +146,8 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle: header: %w", err)
 	}
-	// One goroutine-free encoder: Flush then writes synchronously, which is
-	// what the crash guarantee needs.
+	// A goroutine-free encoder: Flush then writes synchronously on the
+	// compressor goroutine, which is what the crash guarantee needs.
 	enc, err := zstd.NewWriter(out, zstd.WithEncoderLevel(o.Level), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("bundle: zstd: %w", err)
@@ -126,13 +161,21 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 		stop:     make(chan struct{}),
 		stopped:  make(chan struct{}),
 		interval: o.FlushInterval,
+		jobs:     make(chan job, queuedBatches),
+		free:     make(chan []byte, queuedBatches+2),
+		done:     make(chan struct{}),
 	}
+	go w.compressor()
 	w.mu.Lock()
-	w.writeLine(&Event{Kind: KindHeader, Body: Payload{Data: hdr}})
-	w.flushLocked()
-	err = w.err
+	w.appendLocked(encode(&Event{Kind: KindHeader, Body: Payload{Data: hdr}}), 0)
+	ack := w.flushLocked()
 	w.mu.Unlock()
-	if err != nil {
+	if err := <-ack; err != nil {
+		w.mu.Lock()
+		w.closed = true
+		close(w.jobs)
+		w.mu.Unlock()
+		<-w.done
 		return nil, err
 	}
 	go w.flusher()
@@ -158,90 +201,164 @@ func flushesAtOnce(k Kind) bool {
 // number and ev.T to the clock (never earlier than the previous event's T),
 // and returns the seq. ev.Kind must be set and must not be header or trailer;
 // ev.Attrs, if set, must be one JSON value without line breaks.
+//
+// Append is Encode followed by AppendEncoded.
 func (w *Writer) Append(ev *Event) (uint64, error) {
-	switch ev.Kind {
-	case "":
-		return 0, errors.New("bundle: append: event has no kind")
-	case KindHeader, KindTrailer:
-		return 0, fmt.Errorf("bundle: append: kind %q is written by the Writer itself", ev.Kind)
+	e, err := Encode(ev)
+	if err != nil {
+		return 0, err
 	}
-	if !validAttrs(ev.Attrs) {
-		return 0, fmt.Errorf("bundle: append: %s event attrs are not one JSON value on one line", ev.Kind)
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return 0, w.err
-	}
-	if w.closed {
-		return 0, ErrClosed
-	}
-	t := w.clock()
-	if t < w.lastT {
-		t = w.lastT
-	}
-	ev.T = t
-	seq := w.writeLine(ev)
-	if w.err != nil {
-		return 0, w.err
-	}
-	w.count++
-	if flushesAtOnce(ev.Kind) {
-		w.flushLocked()
-	} else if !w.armed {
-		w.armed = true
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
-	}
-	return seq, w.err
+	return w.AppendEncoded(e)
 }
 
-// writeLine encodes ev with the next seq and writes it. w.mu is held.
-func (w *Writer) writeLine(ev *Event) uint64 {
-	ev.Seq = w.seq
-	w.lastT = ev.T
-	w.line = AppendEvent(w.line[:0], ev)
-	w.line = append(w.line, '\n')
-	if _, err := w.enc.Write(w.line); err != nil {
-		w.err = fmt.Errorf("bundle: write: %w", err)
-		return ev.Seq
+// AppendEncoded writes the event e was encoded from as the next line, as
+// Append does, and releases e. The event's Seq and T are set before the line
+// is written; the rest of the line is what the event was at Encode.
+func (w *Writer) AppendEncoded(e *Encoded) (uint64, error) {
+	w.mu.Lock()
+	if err := w.failure(); err != nil {
+		w.mu.Unlock()
+		e.Release()
+		return 0, err
 	}
-	if ev.Kind != KindTrailer {
-		w.digest.Write(w.line)
-		w.bytes += int64(len(w.line))
-		w.kinds[ev.Kind]++
+	if w.closed {
+		w.mu.Unlock()
+		e.Release()
+		return 0, ErrClosed
 	}
+	ev := e.ev
+	seq := w.appendLocked(e, w.now())
+	w.count++
+	var ack chan error
+	if flushesAtOnce(ev.Kind) {
+		ack = w.flushLocked()
+	} else {
+		if len(w.batch) >= batchBytes {
+			w.sendLocked(job{})
+		}
+		if !w.armed {
+			w.armed = true
+			select {
+			case w.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	w.mu.Unlock()
+	if ack != nil {
+		if err := <-ack; err != nil {
+			return seq, err
+		}
+	}
+	return seq, nil
+}
+
+// now reads the clock, never earlier than the last line's t. w.mu is held.
+func (w *Writer) now() int64 {
+	return max(w.clock(), w.lastT)
+}
+
+// appendLocked gives e's event the next seq and time t, copies its line into
+// the batch and releases e. w.mu is held.
+func (w *Writer) appendLocked(e *Encoded, t int64) uint64 {
+	ev := e.ev
+	ev.Seq, ev.T = w.seq, t
+	w.lastT = t
+	n := len(w.batch)
+	w.batch = appendLineHead(w.batch, ev.Seq, t)
+	w.batch = append(w.batch, e.tail...)
+	w.batch = append(w.batch, '\n')
+	w.bytes += int64(len(w.batch) - n)
+	w.kinds[ev.Kind]++
 	w.seq++
-	w.dirty = true
-	if cap(w.line) > 1<<20 {
-		w.line = nil // do not pin the buffer of one huge message
-	}
+	w.unflushed = true
+	e.Release()
 	return ev.Seq
+}
+
+// sendLocked hands the batch to the compressor with j's flush and ack, and
+// starts a new batch. It blocks while the queue is full, which is the
+// backpressure on appenders. w.mu is held; the compressor never takes it.
+func (w *Writer) sendLocked(j job) {
+	j.lines = w.batch
+	select {
+	case w.batch = <-w.free:
+	default:
+		w.batch = make([]byte, 0, batchBytes+batchBytes/4)
+	}
+	w.jobs <- j
+}
+
+// flushLocked sends the batch with a flush request and returns the channel
+// that receives the outcome. w.mu is held.
+func (w *Writer) flushLocked() chan error {
+	ack := make(chan error, 1)
+	w.sendLocked(job{flush: true, ack: ack})
+	w.unflushed = false
+	w.armed = false
+	return ack
+}
+
+// compressor hashes and compresses batches in the order they were sent,
+// until jobs is closed.
+func (w *Writer) compressor() {
+	defer close(w.done)
+	for j := range w.jobs {
+		if w.failure() == nil {
+			w.digest.Write(j.lines)
+			if _, err := w.enc.Write(j.lines); err != nil {
+				w.fail(fmt.Errorf("bundle: write: %w", err))
+			} else if j.flush {
+				if err := w.enc.Flush(); err != nil {
+					w.fail(fmt.Errorf("bundle: flush: %w", err))
+				}
+			}
+		}
+		if cap(j.lines) <= 2*batchBytes {
+			select {
+			case w.free <- j.lines[:0]:
+			default:
+			}
+		}
+		if j.ack != nil {
+			j.ack <- w.failure()
+		}
+	}
+}
+
+// fail records err as the sticky error if there is none yet.
+func (w *Writer) fail(err error) {
+	w.errMu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.errMu.Unlock()
+}
+
+func (w *Writer) failure() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.err
 }
 
 // Flush writes everything appended so far to the underlying writer.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed && w.err == nil {
+	if err := w.failure(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	if w.closed {
+		w.mu.Unlock()
 		return ErrClosed
 	}
-	w.flushLocked()
-	return w.err
-}
-
-func (w *Writer) flushLocked() {
-	if w.err != nil || !w.dirty {
-		return
+	if !w.unflushed {
+		w.mu.Unlock()
+		return nil
 	}
-	if err := w.enc.Flush(); err != nil {
-		w.err = fmt.Errorf("bundle: flush: %w", err)
-		return
-	}
-	w.dirty = false
-	w.armed = false
+	ack := w.flushLocked()
+	w.mu.Unlock()
+	return <-ack
 }
 
 // flusher flushes within one interval of the first unflushed append, and
@@ -264,7 +381,9 @@ func (w *Writer) flusher() {
 		case <-timer.C:
 		}
 		w.mu.Lock()
-		w.flushLocked()
+		if w.unflushed && !w.closed && w.failure() == nil {
+			w.flushLocked() // nobody waits: the next call reports an error
+		}
 		w.armed = false
 		w.mu.Unlock()
 	}
@@ -278,13 +397,13 @@ func (w *Writer) Count() uint64 {
 }
 
 // Close writes the trailer, ends the zstd frame and, for a Writer from Create,
-// syncs and closes the file. It stops the background flusher. Calling Close
-// again returns the first Close's error.
+// syncs and closes the file. It stops the background goroutines. Calling
+// Close again returns the first Close's error.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	if w.closed {
 		defer w.mu.Unlock()
-		return w.err
+		return w.closeErr
 	}
 	w.closed = true
 	w.mu.Unlock()
@@ -293,37 +412,50 @@ func (w *Writer) Close() error {
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
-		tr := w.trailerLocked()
-		body, err := json.Marshal(tr)
-		if err != nil {
-			w.err = fmt.Errorf("bundle: trailer: %w", err)
+	if len(w.batch) > 0 {
+		w.sendLocked(job{})
+	}
+	close(w.jobs)
+	<-w.done // the compressor has written everything; enc and digest are ours
+
+	err := w.failure()
+	if err == nil {
+		body, jerr := json.Marshal(w.trailerLocked())
+		if jerr != nil {
+			err = fmt.Errorf("bundle: trailer: %w", jerr)
 		} else {
-			t := w.clock()
-			if t < w.lastT {
-				t = w.lastT
+			line := appendLineHead(nil, w.seq, w.now())
+			line = appendEventTail(line, &Event{Kind: KindTrailer, Body: Payload{Data: body}})
+			line = append(line, '\n')
+			if _, werr := w.enc.Write(line); werr != nil {
+				err = fmt.Errorf("bundle: write: %w", werr)
 			}
-			w.writeLine(&Event{T: t, Kind: KindTrailer, Body: Payload{Data: body}})
 		}
 	}
-	if w.err == nil {
-		if err := w.enc.Close(); err != nil {
-			w.err = fmt.Errorf("bundle: close: %w", err)
+	if err == nil {
+		if cerr := w.enc.Close(); cerr != nil {
+			err = fmt.Errorf("bundle: close: %w", cerr)
 		}
 	}
 	if w.file != nil {
-		if w.err == nil {
-			if err := w.file.Sync(); err != nil {
-				w.err = fmt.Errorf("bundle: sync: %w", err)
+		if err == nil {
+			if serr := w.file.Sync(); serr != nil {
+				err = fmt.Errorf("bundle: sync: %w", serr)
 			}
 		}
-		if err := w.file.Close(); err != nil && w.err == nil {
-			w.err = fmt.Errorf("bundle: close: %w", err)
+		if cerr := w.file.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("bundle: close: %w", cerr)
 		}
 	}
-	return w.err
+	if err != nil {
+		w.fail(err)
+	}
+	w.closeErr = err
+	return err
 }
 
+// trailerLocked describes the lines written so far. The compressor must have
+// stopped: it owns the digest while it runs.
 func (w *Writer) trailerLocked() Trailer {
 	kinds := make(map[Kind]uint64, len(w.kinds))
 	for k, n := range w.kinds {

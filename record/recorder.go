@@ -116,22 +116,43 @@ func (r *Recorder) Redact(s string) string {
 // modified (redaction makes new slices), so a caller may relay the same bytes
 // it recorded; but it must not change them after Emit if any subscriber may
 // still read them (see Retains).
+//
+// Redaction and encoding happen before Emit takes its lock, so concurrent
+// callers do them in parallel; under the lock only the writer's numbering
+// and the queueing to subscribers remain.
 func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
 	set := r.red.load()
 	r.red.event(ev, set)
+	var enc *bundle.Encoded
+	if r.w != nil {
+		var err error
+		if enc, err = bundle.Encode(ev); err != nil {
+			return 0, err
+		}
+	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
+		if enc != nil {
+			enc.Release()
+		}
 		return 0, ErrClosed
 	}
 	if now := r.red.load(); now != set {
 		// A secret was learned by a concurrent Emit after our snapshot; it may
 		// already be in the bundle before us, so it must not leak in this event.
 		r.red.event(ev, now)
+		if enc != nil {
+			enc.Release()
+			var err error
+			if enc, err = bundle.Encode(ev); err != nil {
+				return 0, err
+			}
+		}
 	}
 	if r.w != nil {
-		seq, err := r.w.Append(ev)
+		seq, err := r.w.AppendEncoded(enc)
 		if err != nil {
 			return seq, err
 		}

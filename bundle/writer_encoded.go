@@ -1,0 +1,57 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Encoded is an event encoded ahead of its place in the bundle: every byte of
+// its line but seq and t. Encoding (the payload's JSON check, escaping,
+// base64) is most of the cost of appending, and it needs no lock, so
+// concurrent producers do it in parallel with Encode and hold the Writer's
+// lock only for Writer.AppendEncoded, which numbers the line and copies it.
+type Encoded struct {
+	ev   *Event
+	tail []byte // from `,"kind":` to the closing brace
+}
+
+var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
+
+// Encode checks ev and encodes it for Writer.AppendEncoded. ev.Kind must be
+// set and must not be header or trailer; ev.Attrs, if set, must be one JSON
+// value without line breaks. ev must not change until it is appended: the
+// line is what ev was at Encode.
+func Encode(ev *Event) (*Encoded, error) {
+	switch ev.Kind {
+	case "":
+		return nil, errors.New("bundle: append: event has no kind")
+	case KindHeader, KindTrailer:
+		return nil, fmt.Errorf("bundle: append: kind %q is written by the Writer itself", ev.Kind)
+	}
+	if !validAttrs(ev.Attrs) {
+		return nil, fmt.Errorf("bundle: append: %s event attrs are not one JSON value on one line", ev.Kind)
+	}
+	return encode(ev), nil
+}
+
+// encode encodes ev without checking it.
+func encode(ev *Event) *Encoded {
+	e := encodedPool.Get().(*Encoded)
+	e.ev = ev
+	e.tail = appendEventTail(e.tail[:0], ev)
+	return e
+}
+
+// Event returns the event e was encoded from.
+func (e *Encoded) Event() *Event { return e.ev }
+
+// Release returns e's buffer for reuse by a later Encode. Use it only for an
+// Encoded that will not be appended; AppendEncoded releases its argument.
+func (e *Encoded) Release() {
+	e.ev = nil
+	if cap(e.tail) > 1<<20 {
+		e.tail = nil // do not pin the buffer of one huge message
+	}
+	encodedPool.Put(e)
+}
