@@ -20,7 +20,7 @@ import (
 // whitespace, and inside strings raw control bytes are invalid anyway.
 func validJSONLine(b []byte) bool {
 	var objects [maxDepth/64 + 1]uint64 // bit d set: level d is an object
-	depth := 0
+	depth := uint(0)
 	i := skipBlank(b, 0)
 	for {
 		// A value starts at b[i].
@@ -34,7 +34,7 @@ func validJSONLine(b []byte) bool {
 			}
 			i = skipBlank(b, i+1)
 			if c == '{' {
-				objects[depth/64] |= 1 << (depth % 64)
+				objects[depth>>6] |= 1 << (depth & 63)
 				depth++
 				if i < len(b) && b[i] == '}' {
 					depth--
@@ -46,7 +46,7 @@ func validJSONLine(b []byte) bool {
 				}
 				continue
 			}
-			objects[depth/64] &^= 1 << (depth % 64)
+			objects[depth>>6] &^= 1 << (depth & 63)
 			depth++
 			if i < len(b) && b[i] == ']' {
 				depth--
@@ -87,7 +87,7 @@ func validJSONLine(b []byte) bool {
 			if i >= len(b) {
 				return false
 			}
-			inObject := objects[(depth-1)/64]&(1<<((depth-1)%64)) != 0
+			inObject := objects[(depth-1)>>6]&(1<<((depth-1)&63)) != 0
 			c := b[i]
 			i++
 			if c == ',' {
@@ -154,18 +154,22 @@ func stopMask(x uint64) uint64 {
 // the index after its closing quote, or -1 if it is not a valid JSON string.
 func skipStringBody(b []byte, i int) int {
 	for {
-		for len(b)-i >= 8 {
-			if m := stopMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
+	scan:
+		for {
+			if len(b)-i < 8 {
+				for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+					i++
+				}
+				if i >= len(b) {
+					return -1
+				}
 				break
 			}
+			if m := stopMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break scan
+			}
 			i += 8
-		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) {
-			return -1
 		}
 		switch b[i] {
 		case '"':
