@@ -43,9 +43,6 @@ func encode(ev *Event) *Encoded {
 	return e
 }
 
-// Event returns the event e was encoded from.
-func (e *Encoded) Event() *Event { return e.ev }
-
 // Release returns e's buffer for reuse by a later Encode. Use it only for an
 // Encoded that will not be appended; AppendEncoded releases its argument.
 func (e *Encoded) Release() {
