@@ -167,7 +167,8 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	}
 	go w.compressor()
 	w.mu.Lock()
-	w.appendLocked(encode(&Event{Kind: KindHeader, Body: Payload{Data: hdr}}), 0)
+	hev := &Event{Kind: KindHeader, Body: Payload{Data: hdr}}
+	w.appendLocked(hev, encodeTail(hev), 0)
 	ack := w.flushLocked()
 	w.mu.Unlock()
 	if err := <-ack; err != nil {
@@ -204,17 +205,24 @@ func flushesAtOnce(k Kind) bool {
 //
 // Append is Encode followed by AppendEncoded.
 func (w *Writer) Append(ev *Event) (uint64, error) {
-	e, err := Encode(ev)
-	if err != nil {
+	if err := checkAppendable(ev); err != nil {
 		return 0, err
 	}
-	return w.AppendEncoded(e)
+	return w.appendEncoded(ev, encodeTail(ev))
 }
 
 // AppendEncoded writes the event e was encoded from as the next line, as
 // Append does, and releases e. The event's Seq and T are set before the line
 // is written; the rest of the line is what the event was at Encode.
 func (w *Writer) AppendEncoded(e *Encoded) (uint64, error) {
+	ev := e.ev
+	e.ev = nil
+	return w.appendEncoded(ev, e)
+}
+
+// appendEncoded appends ev, whose line without seq and t is in e, and
+// releases e.
+func (w *Writer) appendEncoded(ev *Event, e *Encoded) (uint64, error) {
 	w.mu.Lock()
 	if err := w.failure(); err != nil {
 		w.mu.Unlock()
@@ -226,8 +234,7 @@ func (w *Writer) AppendEncoded(e *Encoded) (uint64, error) {
 		e.Release()
 		return 0, ErrClosed
 	}
-	ev := e.ev
-	seq := w.appendLocked(e, w.now())
+	seq := w.appendLocked(ev, e, w.now())
 	w.count++
 	var ack chan error
 	if flushesAtOnce(ev.Kind) {
@@ -258,10 +265,9 @@ func (w *Writer) now() int64 {
 	return max(w.clock(), w.lastT)
 }
 
-// appendLocked gives e's event the next seq and time t, copies its line into
-// the batch and releases e. w.mu is held.
-func (w *Writer) appendLocked(e *Encoded, t int64) uint64 {
-	ev := e.ev
+// appendLocked gives ev the next seq and time t, copies its line (e) into the
+// batch and releases e. w.mu is held.
+func (w *Writer) appendLocked(ev *Event, e *Encoded, t int64) uint64 {
 	ev.Seq, ev.T = w.seq, t
 	w.lastT = t
 	n := len(w.batch)

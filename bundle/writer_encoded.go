@@ -23,22 +23,32 @@ var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
 // value without line breaks. ev must not change until it is appended: the
 // line is what ev was at Encode.
 func Encode(ev *Event) (*Encoded, error) {
-	switch ev.Kind {
-	case "":
-		return nil, errors.New("bundle: append: event has no kind")
-	case KindHeader, KindTrailer:
-		return nil, fmt.Errorf("bundle: append: kind %q is written by the Writer itself", ev.Kind)
+	if err := checkAppendable(ev); err != nil {
+		return nil, err
 	}
-	if !validAttrs(ev.Attrs) {
-		return nil, fmt.Errorf("bundle: append: %s event attrs are not one JSON value on one line", ev.Kind)
-	}
-	return encode(ev), nil
+	e := encodeTail(ev)
+	e.ev = ev
+	return e, nil
 }
 
-// encode encodes ev without checking it.
-func encode(ev *Event) *Encoded {
+// checkAppendable returns an error naming what makes ev unfit for Append.
+func checkAppendable(ev *Event) error {
+	switch ev.Kind {
+	case "":
+		return errors.New("bundle: append: event has no kind")
+	case KindHeader, KindTrailer:
+		return fmt.Errorf("bundle: append: kind %q is written by the Writer itself", ev.Kind)
+	}
+	if !validAttrs(ev.Attrs) {
+		return fmt.Errorf("bundle: append: %s event attrs are not one JSON value on one line", ev.Kind)
+	}
+	return nil
+}
+
+// encodeTail encodes ev without checking it or keeping a pointer to it, so
+// that Writer.Append does not make its argument escape to the heap.
+func encodeTail(ev *Event) *Encoded {
 	e := encodedPool.Get().(*Encoded)
-	e.ev = ev
 	e.tail = appendEventTail(e.tail[:0], ev)
 	return e
 }
