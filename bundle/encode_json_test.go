@@ -27,6 +27,11 @@ func TestValidJSONLine(t *testing.T) {
 		{"unicode escape", `"` + long + `\u00e9\uD83D\uDE00"`},
 		{"bad unicode escape", `"` + long + `\u00g9"`},
 		{"bad escape", `"\x"`},
+		{"bad escape in a long string", `"` + long + `\x"`},
+		{"many escaped quotes", `"` + strings.Repeat(`abcdefghij\"`, 20) + `"`},
+		{"escaped backslash before the quote", `["` + long + `\\", 1]`},
+		{"long string then more", `{"a":"` + long + `","b":"` + long + "\t" + `"}`},
+		{"control byte late in a long string", `"` + long + long + "\x1f" + `"`},
 		{"unterminated string", `"` + long},
 		{"trailing comma", `{"a":1,}`},
 		{"missing colon", `{"a" 1}`},
@@ -51,6 +56,19 @@ func TestValidJSONLine(t *testing.T) {
 	for _, s := range []string{"[1,\n2]", "{\"a\":\r1}", "\"a\nb\""} {
 		if validJSONLine([]byte(s)) {
 			t.Errorf("validJSONLine(%q) = true, want false: a line break cannot be embedded", s)
+		}
+	}
+}
+
+// BenchmarkPayloadEncodingMessage measures the check on a 1 KiB WebSocket
+// message that is mostly one long string, as streamed deltas are.
+func BenchmarkPayloadEncodingMessage(b *testing.B) {
+	msg := []byte(`{"_tag":"Chunk","requestId":"7","values":[{"type":"thread.message.delta","sequence":12,"delta":"` +
+		strings.Repeat("lorem ipsum dolor sit amet ", 34) + `"}]}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if payloadEncoding(Payload{Data: msg}) != EncodingJSON {
+			b.Fatal("not JSON")
 		}
 	}
 }
