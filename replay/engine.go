@@ -104,6 +104,7 @@ type Engine struct {
 	restartStage   int             // restartWait*
 	reachedRestart bool            // the main checks passed
 	failure        *assert.Failure // set when decided failed
+	serverReady    bool            // the server process running now printed its ready line
 	pendingCut     *assert.Failure // a call cut off by a dropped socket, judged later (see callEnded)
 	pendingPhase   string          // the phase before pendingCut was judged
 	runCount       int
@@ -353,10 +354,11 @@ func (e *Engine) proc(ev *bundle.Event) {
 	}
 	switch ev.Kind {
 	case bundle.KindProcStart:
-		e.serverSignalled = false
+		e.serverSignalled, e.serverReady = false, false
 	case bundle.KindProcSignal:
 		e.serverSignalled = true
 	case bundle.KindProcReady:
+		e.serverReady = true
 		if e.phase == PhaseRestart && e.restartStage == restartWaitReady {
 			e.restartStage = restartWaitRead
 		}
@@ -369,8 +371,12 @@ func (e *Engine) proc(ev *bundle.Event) {
 			if ev.Err != "" {
 				how += " (" + ev.Err + ")"
 			}
+			when := "in phase " + e.phase
+			if !e.serverReady {
+				when = "before it became ready"
+			}
 			e.fail(failure(assert.CheckServerAlive, "the server to keep running until it is stopped",
-				fmt.Sprintf("the server died with %s at t=%.3fs (seq %d) in phase %s without being asked to stop", how, float64(ev.T)/1e9, ev.Seq, e.phase)),
+				fmt.Sprintf("the server died with %s at t=%.3fs (seq %d) %s, without being asked to stop", how, float64(ev.T)/1e9, ev.Seq, when)),
 				ev.Seq, ev.T, e.parentThread)
 		}
 		e.corr.ServerStopped(ev)

@@ -22,10 +22,11 @@ const (
 // Options configure a run or a suite. The zero value of each field means its
 // default.
 type Options struct {
-	// ServerCmd is the server's command line; "start --bootstrap-fd 3
-	// --log-level debug" is appended. Empty: the embedded fixture server
-	// (this executable's "fixture" verb).
-	ServerCmd []string
+	// ServerCmd is the server's command line, run by sh as a shell would run
+	// it (quotes, variables), with "start --bootstrap-fd 3 --log-level debug"
+	// appended as its arguments. Empty: the embedded fixture server (this
+	// executable's "fixture" verb).
+	ServerCmd string
 	Scenario  string        // all, idle, active, native or nested (default all)
 	Repeat    int           // repetitions of the scenario set (default 1)
 	Timeout   time.Duration // per run, default 240s
@@ -40,6 +41,10 @@ type Options struct {
 	// live status line (a terminal). Nil means io.Discard.
 	Stdout io.Writer
 	Status io.Writer
+	// RepoDir is the repository whose revision, dirty state and patch the
+	// manifest records; empty means the current directory. Outside a
+	// repository nothing is recorded.
+	RepoDir string
 	// Hooks are called as the run progresses; nil means none.
 	Hooks *Hooks
 	// Executable is the wireproof binary used for the embedded fixture server

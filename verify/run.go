@@ -75,8 +75,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer ws.remove()
-	cwd, _ := os.Getwd()
-	repo := readRepoState(ctx, cwd)
+	repoDir := opts.RepoDir
+	if repoDir == "" {
+		repoDir, _ = os.Getwd()
+	}
+	repo := readRepoState(ctx, repoDir)
 
 	bootstrapToken := rand.Text()
 	secret := "RESULT_" + t3.NewUUID()
@@ -126,7 +129,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		writer: w,
 	}
 	if len(repo.Patch) > 0 {
-		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "working-tree.patch", Body: bundle.Text(repo.Patch)})
+		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "working-tree.patch", Body: bundle.Text(repo.Patch),
+			Truncated: repo.PatchTruncated, Size: repo.PatchSize})
 	}
 	if repo.Status != "" {
 		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "dirty.txt", Body: bundle.Text([]byte(repo.Status))})
@@ -161,20 +165,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// serverArgv is the server's command line with the start arguments appended.
+// serverArgs are the arguments the server is started with.
+var serverArgs = []string{"start", "--bootstrap-fd", "3", "--log-level", "debug"}
+
+// serverArgv is the server's argv. A user's command line runs through sh, with
+// exec so the server itself is the supervised process, and the start
+// arguments passed as "$@" so they are never re-split.
 func serverArgv(opts Options) ([]string, error) {
-	argv := opts.ServerCmd
-	if len(argv) == 0 {
-		exe := opts.Executable
-		if exe == "" {
-			var err error
-			if exe, err = os.Executable(); err != nil {
-				return nil, fmt.Errorf("locating the embedded fixture server: %w", err)
-			}
-		}
-		argv = []string{exe, "fixture"}
+	if strings.TrimSpace(opts.ServerCmd) != "" {
+		return append([]string{"sh", "-c", "exec " + opts.ServerCmd + ` "$@"`, "server"}, serverArgs...), nil
 	}
-	return append(append([]string(nil), argv...), "start", "--bootstrap-fd", "3", "--log-level", "debug"), nil
+	exe := opts.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("locating the embedded fixture server: %w", err)
+		}
+	}
+	return append([]string{exe, "fixture"}, serverArgs...), nil
 }
 
 // run is the state of one live run. Its methods run on the driver goroutine

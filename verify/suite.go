@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -98,8 +97,8 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 	if opts.Fault != "" {
 		args = append(args, "--fault", opts.Fault)
 	}
-	if len(opts.ServerCmd) > 0 {
-		args = append(args, "--server-cmd", strings.Join(opts.ServerCmd, " "))
+	if opts.ServerCmd != "" {
+		args = append(args, "--server-cmd", opts.ServerCmd)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdout, cmd.Stderr = opts.Stdout, os.Stderr

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -46,11 +47,18 @@ func (w *workspace) remove() { os.RemoveAll(w.dir) }
 
 // repoState is what the manifest says about the working directory's repository.
 type repoState struct {
-	Revision string
-	Dirty    bool
-	Status   string
-	Patch    []byte
+	Revision       string
+	Dirty          bool
+	Status         string
+	Patch          []byte
+	PatchTruncated bool  // the patch was longer than maxPatch
+	PatchSize      int64 // its whole size when truncated
 }
+
+// maxPatch caps the working-tree patch kept as an artifact: a dirty tree with
+// large binary files must not make the bundle (or the driver's memory) grow
+// without bound.
+const maxPatch = 8 << 20
 
 // readRepoState reads the revision, dirty state and patch of the repository
 // containing dir, if it is one; outside a repository it returns a zero state.
@@ -69,10 +77,28 @@ func readRepoState(ctx context.Context, dir string) repoState {
 		st.Status = string(status)
 		st.Dirty = len(bytes.TrimSpace(status)) > 0
 	}
-	if patch, err := git("diff", "--binary", "HEAD"); err == nil {
-		st.Patch = patch
+	if st.Dirty {
+		st.Patch, st.PatchSize, st.PatchTruncated = readPatch(ctx, dir)
 	}
 	return st
+}
+
+// readPatch reads `git diff --binary HEAD` up to maxPatch bytes and counts the
+// rest without keeping it.
+func readPatch(ctx context.Context, dir string) (patch []byte, size int64, truncated bool) {
+	cmd := exec.CommandContext(ctx, "git", "diff", "--binary", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, 0, false
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, 0, false
+	}
+	patch, _ = io.ReadAll(io.LimitReader(out, maxPatch))
+	rest, _ := io.Copy(io.Discard, out)
+	cmd.Wait()
+	return patch, int64(len(patch)) + rest, rest > 0
 }
 
 // reservePort reserves an ephemeral loopback port and gives it back, for the

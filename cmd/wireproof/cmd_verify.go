@@ -40,8 +40,8 @@ and its verdict (<scenario>-<n>.verdict.json) into the output directory; a suite
 (--scenario all, or --repeat > 1) also writes results.json.
 
 Without --server-cmd it runs the embedded fixture server, so it needs no provider
-credentials. --server-cmd is split on spaces; "start --bootstrap-fd 3
---log-level debug" is appended to it.`,
+credentials. --server-cmd is run by sh, as a shell would run it, with "start
+--bootstrap-fd 3 --log-level debug" appended.`,
 	Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
   wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
@@ -75,7 +75,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
 	}
 	opts := verify.Options{
-		ServerCmd: strings.Fields(o.serverCmd),
+		ServerCmd: o.serverCmd,
 		Scenario:  o.scenario,
 		Repeat:    o.repeat,
 		Timeout:   time.Duration(o.timeout * float64(time.Second)),
