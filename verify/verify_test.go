@@ -444,3 +444,43 @@ func scanRunning(path string) (pid int, running bool) {
 		}
 	}
 }
+
+// SIGINT to a suite is forwarded to the running child: its bundle closes with
+// an interrupted verdict, results.json says so, no later scenario starts, and
+// the suite exits 130.
+func TestSuiteForwardsInterrupt(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(wireproofBin, "verify", "--fault", fixtures.FaultStalledParent, "--out", out)
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	serverPid := waitForRunning(t, filepath.Join(out, "idle-1.zst"))
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, output.String())
+	}
+	if syscall.Kill(serverPid, 0) == nil {
+		t.Errorf("server %d left running after the interrupt", serverPid)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []verify.SuiteEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatal(err)
+	}
+	want := []verify.SuiteEntry{{
+		Iteration: 1, Scenario: "idle", Status: "interrupted", ExitCode: 130,
+		Bundle: filepath.Join(out, "idle-1.zst"), Verdict: filepath.Join(out, "idle-1.verdict.json"),
+		Check: assert.CheckInterrupted,
+	}}
+	if diff := cmp.Diff(want, entries); diff != "" {
+		t.Errorf("results.json (-want +got):\n%s\noutput:\n%s", diff, output.String())
+	}
+	readBundle(t, filepath.Join(out, "idle-1.zst")) // closed cleanly: not truncated
+}
