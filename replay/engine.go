@@ -38,6 +38,10 @@ type EngineOptions struct {
 	MaxBody int
 	// MaxDecodeErrors caps the decode errors kept (all are counted); 0 means 100.
 	MaxDecodeErrors int
+	// OnObservation, if set, is called for every projection observation the
+	// engine makes, in seq order, before the checks run on it (see
+	// Observation). nil costs nothing on the hot path.
+	OnObservation func(Observation)
 }
 
 // DecodeError is a frame or body that could not be decoded. It is kept and
@@ -112,6 +116,8 @@ type Engine struct {
 
 	decodeErrors []DecodeError
 	decodeCount  int
+
+	onObservation func(Observation) // EngineOptions.OnObservation
 }
 
 // NewEngine returns an engine waiting for the first event.
@@ -124,6 +130,7 @@ func NewEngine(opts *EngineOptions) *Engine {
 		if opts.MaxDecodeErrors > 0 {
 			e.maxErrs = opts.MaxDecodeErrors
 		}
+		e.onObservation = opts.OnObservation
 	}
 	e.corr = NewCorrelator(e.onRPC)
 	e.lean = e.corr.lean

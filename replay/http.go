@@ -89,7 +89,7 @@ func (e *Engine) threadRead(x *exchange, ev *bundle.Event) {
 		return
 	}
 	if p, ok := e.lean.threadRead(x.body); ok && p != nil {
-		e.observe(x.thread, p, ev)
+		e.observe(SourceHTTPRead, x.thread, p, ev)
 		return
 	}
 	var read struct {
@@ -102,5 +102,5 @@ func (e *Engine) threadRead(x *exchange, ev *bundle.Event) {
 		e.keepError(ev.Seq, ev.Conn, fmt.Errorf("thread read of %s: %w", x.thread, err), x.body)
 		return
 	}
-	e.observe(x.thread, read.Projection, ev)
+	e.observe(SourceHTTPRead, x.thread, read.Projection, ev)
 }

@@ -46,7 +46,7 @@ func (e *Engine) onRPC(r *RPCEvent) {
 func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Event) {
 	if ps, ok := e.lean.snapshots(values); ok {
 		for _, p := range ps {
-			e.observe(call.ThreadID, p, at)
+			e.observe(SourceSnapshot, call.ThreadID, p, at)
 		}
 		return
 	}
@@ -60,7 +60,7 @@ func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Even
 	}
 	for _, it := range items {
 		if it.Kind == t3.ItemKindSnapshot && it.Projection != nil {
-			e.observe(call.ThreadID, it.Projection, at)
+			e.observe(SourceSnapshot, call.ThreadID, it.Projection, at)
 		}
 	}
 }
@@ -95,13 +95,13 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 		}
 		if pre != nil {
 			if pre.projection != nil {
-				e.observe(call.ThreadID, pre.projection, at)
+				e.observe(SourceLaunch, call.ThreadID, pre.projection, at)
 			}
 			return
 		}
 		if p, ok := e.lean.launchAnswer(value); ok {
 			if p != nil {
-				e.observe(call.ThreadID, p, at)
+				e.observe(SourceLaunch, call.ThreadID, p, at)
 			}
 			return
 		}
@@ -114,18 +114,18 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 			return
 		}
 		if v.Projection != nil {
-			e.observe(call.ThreadID, v.Projection, at)
+			e.observe(SourceLaunch, call.ThreadID, v.Projection, at)
 		}
 	case t3.MethodGetProjection:
 		if !e.interesting(call.ThreadID) {
 			return
 		}
 		if pre != nil {
-			e.observe(call.ThreadID, pre.projection, at)
+			e.observe(SourceGetProjection, call.ThreadID, pre.projection, at)
 			return
 		}
 		if p, ok := e.lean.getProjection(value); ok {
-			e.observe(call.ThreadID, p, at)
+			e.observe(SourceGetProjection, call.ThreadID, p, at)
 			return
 		}
 		var p t3.Projection
@@ -133,7 +133,7 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 			e.keepError(at.Seq, call.Conn, fmt.Errorf("getThreadProjection answer: %w", err), value)
 			return
 		}
-		e.observe(call.ThreadID, &p, at)
+		e.observe(SourceGetProjection, call.ThreadID, &p, at)
 	}
 }
 
@@ -194,9 +194,12 @@ func describeEnd(c *Call) string {
 }
 
 // observe runs the checks on one projection of a thread.
-func (e *Engine) observe(thread string, p *t3.Projection, at *bundle.Event) {
+func (e *Engine) observe(src ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
 	if e.decided() {
 		return
+	}
+	if e.onObservation != nil {
+		e.notifyObservation(src, thread, p, at)
 	}
 	if thread != e.parentThread {
 		if thread == e.watchedChild || thread == e.nestedChild {

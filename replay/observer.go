@@ -1,0 +1,51 @@
+package replay
+
+import (
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// ObservationSource says which wire exchange carried a projection observation.
+type ObservationSource string
+
+// Observation sources.
+const (
+	// SourceLaunch: the projection in a launchThread answer.
+	SourceLaunch ObservationSource = "launch"
+	// SourceSnapshot: a snapshot item of a subscribeThread chunk.
+	SourceSnapshot ObservationSource = "snapshot"
+	// SourceGetProjection: a getThreadProjection answer.
+	SourceGetProjection ObservationSource = "getThreadProjection"
+	// SourceHTTPRead: GET /api/orchestration/threads/:id.
+	SourceHTTPRead ObservationSource = "http-read"
+	// SourceNestedRead: the getThreadProjection of the nested child that the
+	// engine asked for (PhaseNestedRead).
+	SourceNestedRead ObservationSource = "nested-read"
+)
+
+// Observation is one projection of a thread the engine observed, handed to
+// EngineOptions.OnObservation before the checks run on it. Triage tools use it
+// to retell a run's story without re-implementing the decoding.
+type Observation struct {
+	Seq      uint64 // the event that carried the projection
+	T        int64  // its time, ns since the recording started
+	ThreadID string
+	// Parent: ThreadID is the run's parent thread (the others are children the
+	// nested checks follow).
+	Parent bool
+	Source ObservationSource
+	// Projection is valid only during the call: the engine's decoders may reuse
+	// the memory behind it. Copy what you keep.
+	Projection *t3.Projection
+}
+
+// notifyObservation calls the OnObservation hook, if one is set. It is called
+// only for observations the engine itself makes (interesting threads, before
+// the verdict is decided), so the hook sees what the checks saw and costs one
+// nil check when unset.
+func (e *Engine) notifyObservation(src ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
+	if src == SourceGetProjection && thread == e.nestedChild && e.phase == PhaseNestedRead {
+		src = SourceNestedRead
+	}
+	e.onObservation(Observation{Seq: at.Seq, T: at.T, ThreadID: thread, Parent: thread == e.parentThread, Source: src, Projection: p})
+}
