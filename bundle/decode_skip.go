@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
 )
 
@@ -63,7 +61,7 @@ func scanValue(b []byte, i int) int {
 			}
 			continue
 		case '"':
-			if i = scanStringBody(b, i+1); i < 0 {
+			if i = skipStringBody(b, i+1); i < 0 {
 				return -1
 			}
 		case 't':
@@ -136,7 +134,7 @@ func scanKey(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	if i = scanStringBody(b, i+1); i < 0 {
+	if i = skipStringBody(b, i+1); i < 0 {
 		return -1
 	}
 	i = skipSpace(b, i)
@@ -144,61 +142,4 @@ func scanKey(b []byte, i int) int {
 		return -1
 	}
 	return skipSpace(b, i+1)
-}
-
-const (
-	swarOnes  = 0x0101010101010101
-	swarHighs = 0x8080808080808080
-)
-
-// stringStops flags, in the high bit of each byte of x, the bytes a string
-// scan must look at: '"', '\\' and control bytes. Only the lowest flag is
-// exact (a borrow can flag bytes above a true one), which is the only one used.
-func stringStops(x uint64) uint64 {
-	q := x ^ (swarOnes * '"')
-	s := x ^ (swarOnes * '\\')
-	return (((q - swarOnes) &^ q) | ((s - swarOnes) &^ s) | ((x - swarOnes*0x20) &^ x)) & swarHighs
-}
-
-// scanStringBody scans a string whose opening quote is at b[i-1] and returns
-// the index after its closing quote, or -1 if it is not a valid JSON string
-// (UTF-8 aside).
-func scanStringBody(b []byte, i int) int {
-	for {
-		for len(b)-i >= 8 {
-			if m := stringStops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			if i+1 >= len(b) {
-				return -1
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				q := parser{b: b, i: i + 2}
-				if _, ok := q.hex4(); !ok {
-					return -1
-				}
-				i += 6
-			default:
-				return -1
-			}
-		default: // a control byte
-			return -1
-		}
-	}
 }
