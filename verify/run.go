@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -285,13 +283,17 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	}
 	defer gate.Close()
 
-	proxy, proxyURL, stopProxy, err := r.startProxy()
+	proxy, err := r.startProxy(bg)
 	if err != nil {
 		r.mark(replay.MarkSetupFailed, map[string]string{"step": "proxy", "error": err.Error()})
 		return false
 	}
-	defer stopProxy()
-	_ = proxy
+	defer func() {
+		// In-flight exchanges get a moment to finish; then they are cut.
+		stopCtx, cancel := context.WithTimeout(bg, 5*time.Second)
+		defer cancel()
+		proxy.Close(stopCtx)
+	}()
 
 	defer func() {
 		if srv := r.currentServer(); srv != nil {
@@ -303,7 +305,7 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	}
 
 	r.setPhase(replay.PhaseSetup)
-	client := t3.NewClient(proxyURL, nil)
+	client := t3.NewClient(proxy.URL, nil)
 	sc, err := r.setup(ctx, client, gate.URL()+r.gatePath)
 	if err != nil {
 		return r.endEarly(parent, ctx, sc.step, err)
@@ -410,28 +412,16 @@ func (r *run) startServer(ctx, bg context.Context) error {
 }
 
 // startProxy puts the recording proxy in front of the server's port.
-func (r *run) startProxy() (*record.Proxy, string, func(), error) {
-	upstream, _ := url.Parse(r.origin)
+func (r *run) startProxy(ctx context.Context) (*record.Server, error) {
+	upstream, err := url.Parse(r.origin)
+	if err != nil {
+		return nil, err
+	}
 	proxy, err := record.NewProxy(r.rec, &record.ProxyOptions{Upstream: upstream})
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	hs := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		hs.Serve(l)
-	}()
-	stop := func() {
-		proxy.Close()
-		hs.Close()
-		<-done
-	}
-	return proxy, "http://" + l.Addr().String(), stop, nil
+	return record.Listen(ctx, "127.0.0.1:0", proxy)
 }
 
 // session is the authenticated connection to the server for the scenario.
