@@ -1,0 +1,402 @@
+package triage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// Load reads the bundle at path into a Timeline and replays its checks. An
+// error means the bundle could not be read (missing, not a bundle, corrupt
+// before its end); a truncated tail is not an error (Timeline.Truncated).
+func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	tl, err := Read(ctx, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	tl.Path = path
+	// A second pass through a fresh engine gives the replayed verdict exactly
+	// as `wireproof replay` computes it.
+	res, err := replay.ReplayFile(ctx, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	tl.Replayed = res
+	return tl, nil
+}
+
+// Read decodes the events of r into a Timeline. It does not replay the checks
+// (Timeline.Replayed stays nil): Load does.
+func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, error) {
+	b := newBuilder(opts)
+	b.tl.Header = r.Header()
+	b.add(&bundle.Event{Kind: bundle.KindHeader})
+	var ev bundle.Event
+	var last bundle.Event
+	for n := 0; ; n++ {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.add(&ev)
+		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
+	}
+	b.corr.End(&last)
+	b.tl.Truncated, b.tl.TruncatedReason = r.Truncated(), r.TruncatedReason()
+	b.tl.Events = last.Seq + 1
+	return b.tl, nil
+}
+
+type builder struct {
+	tl         *Timeline
+	maxBody    int
+	maxSummary int
+	corr       *replay.Correlator
+	http       map[string]*HTTPExchange
+	ws         map[string]*WSConn
+	calls      map[*replay.Call]*RPCCall
+}
+
+func newBuilder(opts *Options) *builder {
+	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
+		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*replay.Call]*RPCCall{}}
+	if opts != nil {
+		if opts.MaxBody > 0 {
+			b.maxBody = opts.MaxBody
+		}
+		if opts.MaxSummary > 0 {
+			b.maxSummary = opts.MaxSummary
+		}
+	}
+	b.corr = replay.NewCorrelator(b.onRPC)
+	return b
+}
+
+// body copies at most maxBody bytes of p.
+func (b *builder) body(p bundle.Payload) Body {
+	out := Body{Binary: p.Binary, Size: int64(len(p.Data))}
+	data := p.Data
+	if len(data) > b.maxBody {
+		data, out.Truncated = data[:b.maxBody], true
+	}
+	out.Data = bytes.Clone(data)
+	return out
+}
+
+// appendBody adds a chunk to a body kept up to the cap.
+func (b *builder) appendBody(dst *Body, p bundle.Payload) {
+	dst.Size += int64(len(p.Data))
+	dst.Binary = dst.Binary || p.Binary || !utf8.Valid(p.Data)
+	room := b.maxBody - len(dst.Data)
+	data := p.Data
+	if len(data) > room {
+		data, dst.Truncated = data[:max(room, 0)], true
+	}
+	dst.Data = append(dst.Data, data...)
+}
+
+func (b *builder) add(ev *bundle.Event) {
+	tl := b.tl
+	e := Entry{Seq: ev.Seq, T: ev.T, Kind: ev.Kind, Conn: ev.Conn, Lane: laneOf(ev.Kind)}
+	e.Summary = clipLine(b.summary(ev), b.maxSummary)
+	tl.Entries = append(tl.Entries, e)
+
+	switch ev.Kind {
+	case bundle.KindHTTPRequest:
+		x := &HTTPExchange{Conn: ev.Conn, Method: ev.Method, URL: ev.URL, Header: ev.Header, RequestSeq: ev.Seq, RequestT: ev.T}
+		b.http[ev.Conn] = x
+		tl.HTTP = append(tl.HTTP, x)
+	case bundle.KindHTTPResponse:
+		if x := b.http[ev.Conn]; x != nil {
+			x.Status, x.RespHeader, x.ResponseSeq, x.ResponseT, x.responseSeen = ev.Status, ev.Header, ev.Seq, ev.T, true
+		}
+	case bundle.KindHTTPBody:
+		if x := b.http[ev.Conn]; x != nil {
+			if ev.Dir == bundle.DirClientToServer {
+				b.appendBody(&x.Request, ev.Body)
+			} else {
+				if x.FirstByteT == 0 {
+					x.FirstByteT = ev.T
+				}
+				b.appendBody(&x.Response, ev.Body)
+			}
+		}
+	case bundle.KindHTTPEnd:
+		if x := b.http[ev.Conn]; x != nil {
+			x.EndSeq, x.EndT, x.Err = ev.Seq, ev.T, ev.Err
+			x.Response.Truncated = x.Response.Truncated || ev.Truncated
+			delete(b.http, ev.Conn)
+			b.threadRead(x)
+		}
+	case bundle.KindWSOpen:
+		c := &WSConn{Conn: ev.Conn, URL: ev.URL, Header: ev.Header, Subprotocol: ev.Name, OpenSeq: ev.Seq, OpenT: ev.T}
+		b.ws[ev.Conn] = c
+		tl.WS = append(tl.WS, c)
+	case bundle.KindWSMessage:
+		if c := b.ws[ev.Conn]; c != nil {
+			c.Messages = append(c.Messages, WSMessage{Seq: ev.Seq, T: ev.T, Dir: ev.Dir, Body: b.body(ev.Body)})
+		}
+	case bundle.KindWSClose:
+		if c := b.ws[ev.Conn]; c != nil && !c.closed {
+			c.closed = true
+			c.CloseSeq, c.CloseT, c.CloseDir, c.CloseCode, c.CloseReason, c.Err = ev.Seq, ev.T, ev.Dir, ev.Code, ev.Reason, ev.Err
+		}
+	case bundle.KindGateRequest:
+		tl.Gates = append(tl.Gates, GateEvent{Seq: ev.Seq, T: ev.T, Method: ev.Method, URL: ev.URL, Body: b.body(ev.Body)})
+	case bundle.KindGateRelease:
+		tl.Gates = append(tl.Gates, GateEvent{Seq: ev.Seq, T: ev.T, Release: true, URL: ev.URL, Status: ev.Status, Body: b.body(ev.Body)})
+	case bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit:
+		tl.Procs = append(tl.Procs, ProcEvent{Seq: ev.Seq, T: ev.T, Kind: ev.Kind, Conn: ev.Conn, Detail: e.Summary})
+	case bundle.KindProcLog:
+		tl.Logs = append(tl.Logs, LogLine{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Stream: ev.Type, Text: logText(ev.Body.Data, b.maxBody)})
+	case bundle.KindMark:
+		tl.Marks = append(tl.Marks, Mark{Seq: ev.Seq, T: ev.T, Name: ev.Name, Body: b.body(ev.Body)})
+		if ev.Name == replay.MarkRun {
+			var info replay.RunInfo
+			if json.Unmarshal(ev.Body.Data, &info) == nil && info.ThreadID != "" {
+				tl.ParentThread = info.ThreadID
+			}
+		}
+	case bundle.KindArtifact:
+		tl.Artifacts = append(tl.Artifacts, Artifact{Seq: ev.Seq, T: ev.T, Name: ev.Name, Body: b.body(ev.Body)})
+	case bundle.KindVerdict:
+		if tl.Recorded == nil {
+			var v assert.Verdict
+			if json.Unmarshal(ev.Body.Data, &v) == nil {
+				tl.Recorded = &v
+			}
+		}
+	}
+	b.corr.Feed(ev)
+	if ev.Kind == bundle.KindProcExit && ev.Conn == "server" {
+		b.corr.ServerStopped(ev)
+	}
+}
+
+func laneOf(k bundle.Kind) Lane {
+	switch {
+	case strings.HasPrefix(string(k), "proc."), strings.HasPrefix(string(k), "stdio."):
+		return LaneServer
+	case strings.HasPrefix(string(k), "http."):
+		return LaneHTTP
+	case strings.HasPrefix(string(k), "ws."):
+		return LaneWS
+	case strings.HasPrefix(string(k), "gate."):
+		return LaneGate
+	case k == bundle.KindMark:
+		return LaneMarks
+	}
+	return LaneRun
+}
+
+// onRPC records the correlated calls and the parent's projections they carry.
+func (b *builder) onRPC(r *replay.RPCEvent) {
+	if r.Err != nil {
+		b.tl.RPCErrors = append(b.tl.RPCErrors, Entry{Seq: r.Seq, T: r.T, Kind: bundle.KindWSMessage, Lane: LaneWS, Conn: r.Conn,
+			Summary: clipLine(r.Err.Error()+": "+string(r.Raw), b.maxSummary)})
+		return
+	}
+	call := r.Call
+	if call == nil {
+		return
+	}
+	rc := b.calls[call]
+	if rc == nil {
+		rc = &RPCCall{Conn: call.Conn, ID: call.ID, Method: call.Method, ThreadID: call.ThreadID, StartSeq: call.RequestSeq, StartT: r.T}
+		if m := r.Message; m != nil && m.Tag == t3.TagRequest {
+			rc.Payload = b.body(bundle.Text(m.Payload))
+			if call.Method == t3.MethodLaunchThread && b.tl.ParentThread == "" {
+				b.tl.ParentThread = call.ThreadID
+			}
+		}
+		b.calls[call] = rc
+		b.tl.Calls = append(b.tl.Calls, rc)
+	}
+	rc.Chunks, rc.Acks, rc.Outcome, rc.Interruped = call.Chunks, call.Acks, call.Outcome, call.Interrupted
+	if m := r.Message; m != nil && call.ThreadID != "" && call.ThreadID == b.tl.ParentThread {
+		switch {
+		case m.Tag == t3.TagChunk:
+			b.snapshots(m.Values, r, call.Method)
+		case m.Tag == t3.TagExit && m.Exit != nil && m.Exit.Tag == t3.ExitSuccess:
+			b.answer(call.Method, m.Exit.Value, r)
+		}
+	}
+	if r.Ended {
+		rc.Ended, rc.EndSeq, rc.EndT, rc.Reason = true, call.EndSeq, r.T, call.Reason
+		if call.Exit != nil {
+			if raw, err := json.Marshal(call.Exit); err == nil {
+				rc.Exit = b.body(bundle.Text(raw))
+			}
+		}
+		if call.Cause != nil {
+			rc.Cause = clipLine(call.Cause.String(), 1000)
+		}
+		delete(b.calls, call)
+	}
+}
+
+func (b *builder) keepParent(raw json.RawMessage, source string, seq uint64, t int64) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	b.tl.LastParent = &Projection{Seq: seq, T: t, Source: source, JSON: bytes.Clone(raw)}
+}
+
+func (b *builder) snapshots(values json.RawMessage, r *replay.RPCEvent, method string) {
+	var items []struct {
+		Kind       string          `json:"kind"`
+		Projection json.RawMessage `json:"projection"`
+	}
+	if json.Unmarshal(values, &items) != nil {
+		return
+	}
+	for _, it := range items {
+		if it.Kind == t3.ItemKindSnapshot {
+			b.keepParent(it.Projection, method+" snapshot", r.Seq, r.T)
+		}
+	}
+}
+
+func (b *builder) answer(method string, value json.RawMessage, r *replay.RPCEvent) {
+	switch method {
+	case t3.MethodLaunchThread:
+		var v struct {
+			Projection json.RawMessage `json:"projection"`
+		}
+		if json.Unmarshal(value, &v) == nil {
+			b.keepParent(v.Projection, method+" answer", r.Seq, r.T)
+		}
+	case t3.MethodGetProjection:
+		b.keepParent(value, method+" answer", r.Seq, r.T)
+	}
+}
+
+// threadRead keeps the projection an HTTP read of the parent thread returned.
+func (b *builder) threadRead(x *HTTPExchange) {
+	if b.tl.ParentThread == "" || x.Status != 200 || x.Response.Truncated {
+		return
+	}
+	u, err := url.Parse(x.URL)
+	if err != nil || u.Path != t3.PathThreadsPrefix+b.tl.ParentThread {
+		return
+	}
+	var v struct {
+		Projection json.RawMessage `json:"projection"`
+	}
+	if json.Unmarshal(x.Response.Data, &v) == nil {
+		b.keepParent(v.Projection, "HTTP "+x.Method+" "+u.Path, x.EndSeq, x.EndT)
+	}
+}
+
+// summary says in one line what an event was.
+func (b *builder) summary(ev *bundle.Event) string {
+	switch ev.Kind {
+	case bundle.KindHeader:
+		return "recording started: " + b.tl.Header.Tool
+	case bundle.KindHTTPRequest:
+		return ev.Method + " " + ev.URL
+	case bundle.KindHTTPResponse:
+		return fmt.Sprintf("%d", ev.Status)
+	case bundle.KindHTTPBody:
+		return string(ev.Dir) + " " + payloadText(ev.Body)
+	case bundle.KindHTTPEnd:
+		s := fmt.Sprintf("end, %d bytes", ev.Size)
+		if ev.Truncated {
+			s += ", truncated"
+		}
+		if ev.Err != "" {
+			s += ": " + ev.Err
+		}
+		return s
+	case bundle.KindWSOpen:
+		return "open " + ev.URL
+	case bundle.KindWSMessage:
+		return string(ev.Dir) + " " + payloadText(ev.Body)
+	case bundle.KindWSClose:
+		s := fmt.Sprintf("close by %s %d %s", ev.Dir, ev.Code, ev.Reason)
+		if ev.Err != "" {
+			s += ": " + ev.Err
+		}
+		return strings.TrimSpace(s)
+	case bundle.KindGateRequest:
+		return ev.Method + " " + ev.URL
+	case bundle.KindGateRelease:
+		return fmt.Sprintf("release %s: %d %s", ev.URL, ev.Status, payloadText(ev.Body))
+	case bundle.KindProcStart:
+		return "start " + string(ev.Attrs)
+	case bundle.KindProcReady:
+		return "ready: " + payloadText(ev.Body)
+	case bundle.KindProcSignal:
+		return "signal " + ev.Name
+	case bundle.KindProcExit:
+		s := fmt.Sprintf("exit %d", ev.Code)
+		if ev.Name != "" {
+			s += " (" + ev.Name + ")"
+		}
+		if ev.Err != "" {
+			s += ": " + ev.Err
+		}
+		return s
+	case bundle.KindProcLog, bundle.KindStdioLine:
+		return payloadText(ev.Body)
+	case bundle.KindArtifact:
+		return fmt.Sprintf("%s (%d bytes)", ev.Name, len(ev.Body.Data))
+	case bundle.KindMark:
+		return ev.Name + " " + payloadText(ev.Body)
+	case bundle.KindVerdict:
+		return "live verdict " + payloadText(ev.Body)
+	}
+	return string(ev.Kind)
+}
+
+// payloadText is the start of a payload as text, for a summary: never more
+// than a few KiB of it is copied.
+func payloadText(p bundle.Payload) string {
+	if p.Binary || !utf8.Valid(p.Data) {
+		return fmt.Sprintf("<%d bytes binary>", len(p.Data))
+	}
+	if len(p.Data) > 4<<10 {
+		return string(p.Data[:4<<10]) + "…"
+	}
+	return string(p.Data)
+}
+
+// logText keeps a log line as written, up to n bytes.
+func logText(b []byte, n int) string {
+	if len(b) > n {
+		return strings.ToValidUTF8(string(b[:n]), "") + "…"
+	}
+	return string(b)
+}
+
+// clipLine folds line breaks and cuts s to n runes, marking the cut.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
