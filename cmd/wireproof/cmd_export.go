@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/triage"
+)
+
+// exportOptions are the flags of `wireproof export`.
+type exportOptions struct {
+	HAR string // the HAR file to write
+
+	stdout, stderr io.Writer
+}
+
+var exportOpts exportOptions
+
+var cmdExport = &cobra.Command{
+	Use:   "export --har OUT.har BUNDLE",
+	Short: "Export a bundle's HTTP and WebSocket traffic as a HAR file",
+	Long: `export --har writes the HTTP exchanges and WebSocket connections of a bundle as
+a HAR 1.2 file that browser developer tools and HAR viewers open. WebSocket
+messages are in each connection's _webSocketMessages, as Chrome writes them.
+Times are the recording's start plus each event's offset. Values redacted in the
+bundle stay redacted.
+
+A truncated bundle is exported up to its cut, with a notice; exit 0. A file that
+is missing, not a bundle, or broken before its end exits 3.`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		opts := exportOpts
+		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		return runExport(cmd.Context(), opts, args)
+	},
+}
+
+func init() {
+	cmdExport.Flags().StringVar(&exportOpts.HAR, "har", "", "write a HAR 1.2 file to `OUT.har`")
+	cmdRoot.AddCommand(cmdExport)
+}
+
+func runExport(ctx context.Context, opts exportOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout, opts.stderr = os.Stdout, os.Stderr
+	}
+	if len(args) != 1 {
+		return usageError{errors.New("export takes exactly one BUNDLE")}
+	}
+	if opts.HAR == "" {
+		return usageError{errors.New("export needs --har OUT.har (the only export format)")}
+	}
+	tl, err := loadTimeline(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(opts.HAR, func(w io.Writer) error {
+		return triage.WriteHAR(w, tl, &triage.HAROptions{Version: version})
+	}); err != nil {
+		return err
+	}
+	noteTruncated(opts.stderr, tl)
+	fmt.Fprintln(opts.stdout, opts.HAR)
+	return nil
+}
+
+// loadTimeline reads a bundle for the triage verbs and maps its errors to
+// exit codes: interrupted, or unreadable.
+func loadTimeline(ctx context.Context, path string) (*triage.Timeline, error) {
+	tl, err := triage.Load(ctx, path, nil)
+	switch {
+	case err == nil:
+		return tl, nil
+	case ctx.Err() != nil:
+		return nil, interruptedError{err}
+	default:
+		return nil, unreadableError{fmt.Errorf("bundle %s: %w", path, err)}
+	}
+}
+
+// noteTruncated says on stderr that a bundle was cut, as inspect does.
+func noteTruncated(w io.Writer, tl *triage.Timeline) {
+	if tl.Truncated {
+		fmt.Fprintf(w, "wireproof: %s is truncated (%s): written up to the cut\n", tl.Path, tl.TruncatedReason)
+	}
+}
+
+// writeFileAtomic writes path through a temporary file in the same directory
+// and renames it into place, so a failed write leaves no half file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	dir, base := ".", path
+	for i := len(path) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(path[i]) {
+			dir, base = path[:i+1], path[i+1:]
+			break
+		}
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o600); err != nil { // bundles are 0600; what is taken out of them stays so
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

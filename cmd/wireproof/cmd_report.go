@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/triage"
+)
+
+// reportOptions are the flags of `wireproof report`.
+type reportOptions struct {
+	Out string // the HTML file; "" means BUNDLE with .zst replaced by .html
+
+	stdout, stderr io.Writer
+}
+
+var reportOpts reportOptions
+
+var cmdReport = &cobra.Command{
+	Use:   "report [-o report.html] BUNDLE",
+	Short: "Write a self-contained HTML report of a bundle",
+	Long: `report writes one HTML file (no external scripts, styles or fonts) that shows
+the verdict first (the failing check, expected and seen, the diff, the seq and
+time, whether the replay reproduced it), the manifest, a swimlane timeline by
+channel with the failing event highlighted and anchored (#seq-N), the RPC calls,
+the HTTP exchanges, the last projection of the parent thread and the server log.
+
+The default output is BUNDLE with .zst replaced by .html; its path is printed.
+A truncated bundle is reported up to its cut, with a notice; exit 0. A file that
+is missing, not a bundle, or broken before its end exits 3.`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		opts := reportOpts
+		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		return runReport(cmd.Context(), opts, args)
+	},
+}
+
+func init() {
+	cmdReport.Flags().StringVarP(&reportOpts.Out, "out", "o", "", "write the report to `FILE` (default: BUNDLE with .html for .zst)")
+	cmdRoot.AddCommand(cmdReport)
+}
+
+func runReport(ctx context.Context, opts reportOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout, opts.stderr = os.Stdout, os.Stderr
+	}
+	if len(args) != 1 {
+		return usageError{errors.New("report takes exactly one BUNDLE")}
+	}
+	out := opts.Out
+	if out == "" {
+		out = strings.TrimSuffix(args[0], ".zst") + ".html"
+	}
+	if out == args[0] {
+		return usageError{fmt.Errorf("report: the output %s would overwrite the bundle: give -o", out)}
+	}
+	tl, err := loadTimeline(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(out, func(w io.Writer) error { return triage.WriteReport(w, tl, nil) }); err != nil {
+		return err
+	}
+	noteTruncated(opts.stderr, tl)
+	fmt.Fprintln(opts.stdout, out)
+	return nil
+}
