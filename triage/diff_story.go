@@ -129,7 +129,7 @@ func align(a, b []StoryStep) []alignOp {
 type hunk struct{ a0, a1, b0, b1 int }
 
 // hunks groups the unmatched steps of ops into stretches between matches.
-func hunks(ops []alignOp, na, nb int) []hunk {
+func hunks(ops []alignOp) []hunk {
 	var hs []hunk
 	ai, bi := 0, 0 // the next step of each side
 	for k := 0; k < len(ops); {

@@ -169,6 +169,9 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	for _, e := range tl.Entries {
 		r := row{Seq: e.Seq, T: msText(e.T), Kind: string(e.Kind), Cells: make([]string, len(Lanes)), Fail: v.HasFailSeq && e.Seq == v.FailSeq}
 		text := e.Summary
+		if e.RPC != "" {
+			text = "[" + e.RPC + "] " + text
+		}
 		if e.Conn != "" {
 			text = e.Conn + " " + text
 		}

@@ -78,6 +78,9 @@ type Entry struct {
 	Lane    Lane
 	Conn    string
 	Summary string
+	// RPC names the RPC messages a ws.message carried ("Request
+	// orchestration.launchThread #0; Exit Success #0"), when it carried any.
+	RPC string
 }
 
 // Body is a payload kept for display, capped.

@@ -234,6 +234,9 @@ func (b *builder) onRPC(r *replay.RPCEvent) {
 		b.calls[call] = rc
 		b.tl.Calls = append(b.tl.Calls, rc)
 	}
+	if m := r.Message; m != nil {
+		b.noteRPC(r.Seq, m, call)
+	}
 	rc.Chunks, rc.Acks, rc.Outcome, rc.Interruped = call.Chunks, call.Acks, call.Outcome, call.Interrupted
 	if m := r.Message; m != nil && call.ThreadID != "" && call.ThreadID == b.tl.ParentThread {
 		switch {
@@ -399,4 +402,31 @@ func clipLine(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n]) + "…"
+}
+
+// noteRPC names an RPC message on the timeline entry of the frame that
+// carried it.
+func (b *builder) noteRPC(seq uint64, m *replay.Message, call *replay.Call) {
+	n := len(b.tl.Entries)
+	if n == 0 || b.tl.Entries[n-1].Seq != seq {
+		return
+	}
+	e := &b.tl.Entries[n-1]
+	s := m.Tag
+	switch {
+	case m.Tag == t3.TagRequest:
+		s += " " + call.Method
+	case m.Tag == t3.TagExit && m.Exit != nil:
+		s += " " + m.Exit.Tag + " " + call.Method
+	default:
+		s += " " + call.Method
+	}
+	s += " #" + call.ID
+	if e.RPC != "" {
+		if len(e.RPC) > 400 {
+			return // an array frame of many messages: the first ones say enough
+		}
+		e.RPC += "; "
+	}
+	e.RPC += s
 }
