@@ -43,7 +43,7 @@ type SubagentState struct {
 }
 
 // MessageState is a message without its ids; Text has the secret replaced by
-// <SECRET> and uuids by <ID>.
+// <SECRET>, uuids by <ID> and loopback ports by <PORT>.
 type MessageState struct {
 	Role string `json:"role"`
 	Text string `json:"text"`
@@ -52,12 +52,18 @@ type MessageState struct {
 // storyUUID matches the ids T3 hands out.
 var storyUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
-// storyScrub replaces the secret by <SECRET> and uuids by <ID> in s.
+// storyLoopback matches a loopback address with its port: the gate and the
+// server listen on a port chosen per run, so the port is an id too.
+var storyLoopback = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):[0-9]+`)
+
+// storyScrub replaces the secret by <SECRET>, uuids by <ID> and loopback
+// ports by <PORT> in s.
 func storyScrub(s, secret string) string {
 	if secret != "" {
 		s = strings.ReplaceAll(s, secret, "<SECRET>")
 	}
-	return storyUUID.ReplaceAllString(s, "<ID>")
+	s = storyUUID.ReplaceAllString(s, "<ID>")
+	return storyLoopback.ReplaceAllString(s, "$1:<PORT>")
 }
 
 // NormalizeProjection returns the StoryState of p for a run whose secret is secret
