@@ -47,7 +47,7 @@ type DiffResult struct {
 	// is how snapshot and poll timing differ between good runs. They do not
 	// make the runs differ.
 	Transient []StoryHunk `json:"transient"`
-	Traffic Traffic `json:"traffic"`
+	Traffic   Traffic     `json:"traffic"`
 	// Same: the runs tell the same story (same verdict status and failing
 	// check, no divergence).
 	Same bool `json:"same"`
