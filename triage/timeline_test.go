@@ -1,0 +1,205 @@
+package triage
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// update rewrites golden files under testdata/ instead of comparing with them.
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+const (
+	liveFailing = "../fixtures/golden/live/idle-duplicate-notification.zst"
+	truncated   = "../fixtures/golden/idle-truncated.zst"
+)
+
+func load(t testing.TB, path string, opts *Options) *Timeline {
+	t.Helper()
+	tl, err := Load(context.Background(), path, opts)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	return tl
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestLoadLiveBundle(t *testing.T) {
+	tl := load(t, liveFailing, nil)
+	type summary struct {
+		HTTP, WS, Calls, Marks, Artifacts int
+		Recorded, Reproduced             bool
+		FailCheck                        string
+		ParentThread                     string
+		HaveParent                       bool
+		Truncated                        bool
+	}
+	got := summary{
+		HTTP: len(tl.HTTP), WS: len(tl.WS), Calls: len(tl.Calls), Marks: len(tl.Marks), Artifacts: len(tl.Artifacts),
+		Recorded: tl.Recorded != nil, Reproduced: tl.Replayed.Reproduced, FailCheck: tl.Replayed.Verdict.Failure.Check,
+		ParentThread: tl.ParentThread, HaveParent: tl.LastParent != nil, Truncated: tl.Truncated,
+	}
+	want := summary{
+		HTTP: 3, WS: 1, Calls: 10, Marks: got.Marks, Artifacts: 1,
+		Recorded: true, Reproduced: true, FailCheck: "single-notification",
+		ParentThread: "28080084-bf06-40e2-94ea-d4eefb867ca4", HaveParent: true,
+	}
+	if got.Marks == 0 {
+		t.Error("no marks decoded")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("timeline (-want +got):\n%s", diff)
+	}
+	if n := uint64(len(tl.Entries)); n != tl.Events {
+		t.Errorf("%d entries for %d events", n, tl.Events)
+	}
+	for i, e := range tl.Entries {
+		if e.Seq != uint64(i) {
+			t.Fatalf("entry %d has seq %d", i, e.Seq)
+		}
+	}
+	for _, c := range tl.Calls {
+		if !c.Ended || c.Outcome == "" || c.Outcome == "open" {
+			t.Errorf("call %s %s did not end: %+v", c.ID, c.Method, c)
+		}
+	}
+}
+
+func TestLoadCapsBodies(t *testing.T) {
+	tl := load(t, liveFailing, &Options{MaxBody: 16})
+	var capped int
+	for _, x := range tl.HTTP {
+		for _, b := range []Body{x.Request, x.Response} {
+			if len(b.Data) > 16 {
+				t.Errorf("%s kept %d bytes, cap 16", x.Conn, len(b.Data))
+			}
+			if b.Size > 16 {
+				capped++
+				if !b.Truncated {
+					t.Errorf("%s: a %d-byte body is not marked truncated", x.Conn, b.Size)
+				}
+			}
+		}
+	}
+	for _, c := range tl.WS {
+		for _, m := range c.Messages {
+			if len(m.Body.Data) > 16 || m.Body.Size > 16 && !m.Body.Truncated {
+				t.Errorf("seq %d: kept %d of %d bytes, truncated %v", m.Seq, len(m.Body.Data), m.Body.Size, m.Body.Truncated)
+			}
+		}
+	}
+	if capped == 0 {
+		t.Fatal("no body was over the cap: the test proves nothing")
+	}
+}
+
+func TestLoadTruncated(t *testing.T) {
+	tl := load(t, truncated, nil)
+	if !tl.Truncated || tl.TruncatedReason == "" {
+		t.Fatalf("Truncated %v (%q), want true with a reason", tl.Truncated, tl.TruncatedReason)
+	}
+	if len(tl.Entries) == 0 {
+		t.Fatal("no events before the cut")
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	notBundle := filepath.Join(dir, "not.zst")
+	if err := os.WriteFile(notBundle, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"missing", filepath.Join(dir, "missing.zst"), "no such file"},
+		{"not zstd", notBundle, "not a wireproof bundle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(context.Background(), tc.path, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// writeBundle writes a small bundle of evs for tests that need a payload no
+// recording has.
+func writeBundle(t testing.TB, evs ...*bundle.Event) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "b.zst")
+	var now int64
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test", Manifest: bundle.Manifest{Scenario: "idle"}},
+		&bundle.WriterOptions{Clock: func() int64 { now += 1000; return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if _, err := w.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// FuzzRead feeds arbitrary bytes to Read and the renderers: whatever Read
+// accepts must render without panicking.
+func FuzzRead(f *testing.F) {
+	for _, p := range []string{liveFailing, truncated, "../fixtures/golden/idle-ndjson.zst"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := bundle.NewReader(bytes.NewReader(data), &bundle.ReaderOptions{MaxDecoderMemory: 8 << 20})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		tl, err := Read(context.Background(), r, nil)
+		if err != nil {
+			return
+		}
+		if err := WriteHAR(&bytes.Buffer{}, tl, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteReport(&bytes.Buffer{}, tl, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func cmpDiff(want, got any) string { return cmp.Diff(want, got) }
