@@ -1,0 +1,239 @@
+// Package interop proves, with a real Effect RPC client (effect 4.1.0, in
+// interop/effect), that wireproof's fixture server speaks Effect RPC as the
+// real orchestration server does, and that the recording proxy is transparent
+// to that client and its recordings decode. It needs Node.js and the node
+// dependencies (cd interop/effect && npm ci); without them every test skips.
+// The product itself never needs Node.js.
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// clientDir holds the Effect client and its pinned dependencies.
+const clientDir = "effect"
+
+// clientTimeout bounds one run of the client so that a stalled stream fails
+// the test with the client's output instead of hanging until the test binary
+// times out. It is a safety net, never what the test asserts.
+const clientTimeout = 3 * time.Minute
+
+// pollEvery is how often the gate controller reads the thread while it waits
+// for the parent's first run to complete (no event tells it over HTTP).
+const pollEvery = 20 * time.Millisecond
+
+// requireNode returns the node binary, or skips the test when node or the
+// client's node_modules is missing.
+func requireNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("skipping the Effect interoperability test: node is not on PATH")
+	}
+	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "effect", "package.json")); err != nil {
+		t.Skipf("skipping the Effect interoperability test: %s/node_modules is missing (run: cd interop/effect && npm ci)", clientDir)
+	}
+	return node
+}
+
+// startFixture starts an in-process fixture server on a fresh home and
+// returns it with its bootstrap token.
+func startFixture(t *testing.T) (*fixtures.Server, string) {
+	t.Helper()
+	token := rand.Text()
+	srv, err := fixtures.Start(t.Context(), &fixtures.ServerOptions{Bootstrap: t3.Bootstrap{
+		Mode: "desktop", NoBrowser: true, Host: "127.0.0.1", T3Home: t.TempDir(),
+		DesktopBootstrapToken: token, TailscaleServePort: 443,
+	}})
+	if err != nil {
+		t.Fatalf("starting the fixture server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the fixture server: %v", err)
+		}
+	})
+	return srv, token
+}
+
+// scenario is one run of the idle scenario: the thread the client launches,
+// the gate's path and the secret the gate answers with.
+type scenario struct {
+	threadID string
+	gatePath string
+	secret   string
+}
+
+func newScenario() scenario {
+	return scenario{threadID: t3.NewUUID(), gatePath: "/" + t3.NewUUID(), secret: "RESULT_" + t3.NewUUID()}
+}
+
+// controlGate answers the child's gate request the way the live verifier
+// does in idle: only once the parent's first run has completed (read from
+// the fixture server directly, not through any proxy). It returns a wait
+// function that reports what went wrong, if anything.
+func controlGate(ctx context.Context, gate *record.Gate, server, bootstrapToken string, sc scenario) (wait func() error) {
+	var (
+		wg  sync.WaitGroup
+		err error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err = releaseAfterParent(ctx, gate, server, bootstrapToken, sc)
+	}()
+	return func() error { wg.Wait(); return err }
+}
+
+func releaseAfterParent(ctx context.Context, gate *record.Gate, server, bootstrapToken string, sc scenario) error {
+	var held *record.HeldRequest
+	select {
+	case held = <-gate.Requests():
+	case <-ctx.Done():
+		return fmt.Errorf("no request reached the gate: %w", ctx.Err())
+	}
+	if held.Path != sc.gatePath {
+		return fmt.Errorf("gate request for %q, want %q", held.Path, sc.gatePath)
+	}
+	c := t3.NewClient(server, nil)
+	if _, err := c.ExchangeToken(ctx, bootstrapToken); err != nil {
+		return fmt.Errorf("gate controller: %w", err)
+	}
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		read, _, err := c.ReadThread(ctx, sc.threadID)
+		if err != nil {
+			return fmt.Errorf("gate controller reading the thread: %w", err)
+		}
+		if runs := read.Projection.Runs; len(runs) > 0 && runs[0].Status == t3.RunCompleted {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-held.Gone():
+			return errors.New("the child's gate request went away before the parent's first run completed")
+		case <-ctx.Done():
+			return fmt.Errorf("the parent's first run never completed: %w", ctx.Err())
+		}
+	}
+	if err := held.Release(http.StatusOK, []byte(sc.secret)); err != nil {
+		return fmt.Errorf("releasing the gate: %w", err)
+	}
+	return nil
+}
+
+// clientResult is the one JSON line the client prints on success.
+type clientResult struct {
+	ThreadID string   `json:"threadId"`
+	Runs     []string `json:"runs"`
+	Ack      bool     `json:"ack"`
+}
+
+// runClient runs client.mjs against base and decodes its result line.
+func runClient(ctx context.Context, t *testing.T, node, base, bootstrapToken, gateURL string, sc scenario) clientResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs", base, bootstrapToken, gateURL, sc.secret, sc.threadID)
+	cmd.Dir = clientDir
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node client.mjs against %s: %v\nstdout:\n%s\nstderr:\n%s", base, err, stdout.Bytes(), stderr.Bytes())
+	}
+	var last []byte
+	sc2 := bufio.NewScanner(&stdout)
+	for sc2.Scan() {
+		if line := bytes.TrimSpace(sc2.Bytes()); len(line) > 0 {
+			last = bytes.Clone(line)
+		}
+	}
+	t.Logf("client result: %s", last)
+	var res clientResult
+	if err := json.Unmarshal(last, &res); err != nil {
+		t.Fatalf("the client's result line %q: %v\nstderr:\n%s", last, err, stderr.Bytes())
+	}
+	return res
+}
+
+// checkResult checks the client's verdict: its thread, acknowledged, every
+// run terminal and the first one completed (idle ends the parent's first turn
+// and wakes it in a continuation run).
+func checkResult(t *testing.T, sc scenario, res clientResult) {
+	t.Helper()
+	if res.ThreadID != sc.threadID {
+		t.Errorf("client result thread = %q, want %q", res.ThreadID, sc.threadID)
+	}
+	if !res.Ack {
+		t.Errorf("client result ack = false, want true")
+	}
+	if len(res.Runs) < 2 {
+		t.Errorf("client result runs = %v, want the first run and a continuation", res.Runs)
+	}
+	for i, st := range res.Runs {
+		if !t3.RunTerminal(st) {
+			t.Errorf("run %d status %q is not terminal", i, st)
+		}
+	}
+	if len(res.Runs) > 0 && res.Runs[0] != t3.RunCompleted {
+		t.Errorf("first run status = %q, want %q", res.Runs[0], t3.RunCompleted)
+	}
+}
+
+// TestEffectClientDirect drives the fixture server with the real Effect
+// client, no proxy in between.
+func TestEffectClientDirect(t *testing.T) {
+	node := requireNode(t)
+	srv, token := startFixture(t)
+	ctx := t.Context()
+	rec := record.New(nil, nil)
+	defer rec.Close()
+	gate, err := record.StartGate(ctx, rec, nil)
+	if err != nil {
+		t.Fatalf("starting the gate: %v", err)
+	}
+	sc := newScenario()
+	gctx, stopGate := context.WithCancel(ctx)
+	wait := controlGate(gctx, gate, srv.URL(), token, sc)
+
+	res := runClient(ctx, t, node, srv.URL(), token, gate.URL()+sc.gatePath, sc)
+
+	stopGate()
+	if err := wait(); err != nil {
+		t.Errorf("gate: %v", err)
+	}
+	if err := gate.Close(); err != nil {
+		t.Errorf("closing the gate: %v", err)
+	}
+	checkResult(t, sc, res)
+}
+
+// upstream parses the fixture server's URL for the proxy.
+func upstream(t *testing.T, srv *fixtures.Server) *url.URL {
+	t.Helper()
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatalf("fixture URL: %v", err)
+	}
+	return u
+}
