@@ -57,11 +57,11 @@ func TestLoadLiveBundle(t *testing.T) {
 	tl := load(t, liveFailing, nil)
 	type summary struct {
 		HTTP, WS, Calls, Marks, Artifacts int
-		Recorded, Reproduced             bool
-		FailCheck                        string
-		ParentThread                     string
-		HaveParent                       bool
-		Truncated                        bool
+		Recorded, Reproduced              bool
+		FailCheck                         string
+		ParentThread                      string
+		HaveParent                        bool
+		Truncated                         bool
 	}
 	got := summary{
 		HTTP: len(tl.HTTP), WS: len(tl.WS), Calls: len(tl.Calls), Marks: len(tl.Marks), Artifacts: len(tl.Artifacts),
