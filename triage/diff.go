@@ -7,9 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -34,9 +31,9 @@ type DiffResult struct {
 	B DiffSide `json:"b"`
 	// Header lists the manifest fields that differ, in a fixed order.
 	Header []FieldDiff `json:"header"`
-	// VerdictDiff is the go-cmp diff (-A +B) of the replayed verdicts with
+	// VerdictDiff is the diff (-A +B) of the replayed verdicts as JSON, with
 	// ids, seqs and times blanked (they differ between any two runs); empty
-	// when the verdicts agree.
+	// when go-cmp finds them equal. See diff_lines.go for why the text is ours.
 	VerdictDiff string `json:"verdictDiff,omitempty"`
 	// Divergence is where the parent thread's stories part for good: the
 	// first stretch of differing steps after which they never meet again.
@@ -92,9 +89,9 @@ type StoryHunk struct {
 // Divergence is where the two stories part for good.
 type Divergence struct {
 	StoryHunk
-	// Diff is the go-cmp diff (-A +B) of the state each side is in at the
-	// divergence: its first differing step, or for a side without one the
-	// state it stayed in.
+	// Diff is the diff (-A +B) of the state each side is in at the
+	// divergence (its first differing step, or for a side without one the
+	// state it stayed in), one fact per line; see diff_lines.go.
 	Diff string `json:"diff"`
 }
 
@@ -140,7 +137,7 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 		return nil, err
 	}
 	res.Header = headerDiff(&res.A, &res.B)
-	res.VerdictDiff = plainSpaces(cmp.Diff(blankVerdict(res.A.Verdict, tra.secret), blankVerdict(res.B.Verdict, trb.secret)))
+	res.VerdictDiff = jsonDiff(blankVerdict(res.A.Verdict, tra.secret), blankVerdict(res.B.Verdict, trb.secret))
 	res.Traffic = Traffic{Kinds: countRows(tra.kinds, trb.kinds), Methods: countRows(tra.methods, trb.methods)}
 	res.Transient = []StoryHunk{}
 	for _, h := range hunks(align(res.A.Story, res.B.Story)) {
@@ -150,7 +147,7 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 			continue
 		}
 		// Only the last stretch can reach the end of a story.
-		res.Divergence = &Divergence{StoryHunk: sh, Diff: plainSpaces(cmp.Diff(sa, sb))}
+		res.Divergence = &Divergence{StoryHunk: sh, Diff: stateDiff(sa, sb)}
 	}
 	res.Same = res.Divergence == nil && res.A.Verdict.Status == res.B.Verdict.Status && failedCheck(res.A.Verdict) == failedCheck(res.B.Verdict)
 	return res, nil
@@ -285,7 +282,3 @@ func countRows(a, b map[string]int) []CountRow {
 	}
 	return rows
 }
-
-// plainSpaces replaces the non-breaking spaces go-cmp varies between
-// processes on purpose, so output is the same on every run.
-func plainSpaces(s string) string { return strings.ReplaceAll(s, "\u00a0", " ") }

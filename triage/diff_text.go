@@ -13,6 +13,7 @@ import (
 // WriteJSON writes r as indented JSON, the machine-readable diff.
 func (r *DiffResult) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
