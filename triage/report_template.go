@@ -15,7 +15,8 @@ h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid 
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;font-size:.85em;width:100%}
 th,td{border:1px solid #ddd;padding:2px 5px;vertical-align:top;text-align:left}
-td{font-family:ui-monospace,monospace;word-break:break-all}
+td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+table.timeline td:nth-child(-n+3){white-space:nowrap}
 th{background:#eee;position:sticky;top:0}
 .passed{color:#176b1b}.failed{color:#b00020}.unknown{color:#8a6d00}
 .notice{background:#fff3cd;border:1px solid #e0c060;padding:.5em}
