@@ -23,9 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/verify"
 )
 
 // clientDir holds the Effect client and its pinned dependencies.
@@ -236,4 +238,68 @@ func upstream(t *testing.T, srv *fixtures.Server) *url.URL {
 		t.Fatalf("fixture URL: %v", err)
 	}
 	return u
+}
+
+// TestEffectClientThroughProxy runs the same client through wireproof's
+// recording proxy, then reads the bundle back: the proxy must be transparent
+// to a real Effect client, and what it recorded must show Effect's wire
+// behaviour and decode into calls that all ended.
+func TestEffectClientThroughProxy(t *testing.T) {
+	node := requireNode(t)
+	srv, token := startFixture(t)
+	ctx := t.Context()
+
+	path := filepath.Join(t.TempDir(), "interop.zst")
+	w, err := bundle.Create(path, bundle.Header{
+		Format: bundle.FormatVersion, Tool: "interop-test", Started: time.Now().UTC(),
+		Manifest: bundle.Manifest{Scenario: "idle", Provider: "claudeAgent", Model: "claude-sonnet-4-6"},
+	}, nil)
+	if err != nil {
+		t.Fatalf("creating the bundle: %v", err)
+	}
+	rec := record.New(w, &record.Options{Redact: []string{token}})
+	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream(t, srv)})
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	ps, err := record.Listen(ctx, "127.0.0.1:0", proxy)
+	if err != nil {
+		t.Fatalf("proxy listen: %v", err)
+	}
+	gate, err := record.StartGate(ctx, rec, nil)
+	if err != nil {
+		t.Fatalf("starting the gate: %v", err)
+	}
+	sc := newScenario()
+	gctx, stopGate := context.WithCancel(ctx)
+	wait := controlGate(gctx, gate, srv.URL(), token, sc)
+
+	res := runClient(ctx, t, node, ps.URL, token, gate.URL()+sc.gatePath, sc)
+
+	stopGate()
+	if err := wait(); err != nil {
+		t.Errorf("gate: %v", err)
+	}
+	if err := gate.Close(); err != nil {
+		t.Errorf("closing the gate: %v", err)
+	}
+	if err := ps.Close(context.WithoutCancel(ctx)); err != nil {
+		t.Errorf("closing the proxy: %v", err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatalf("closing the recording: %v", err)
+	}
+	checkResult(t, sc, res)
+
+	events := readBundle(t, path)
+	checkPrompt(t, events, verify.Prompt("idle", "claudeAgent", "claude-sonnet-4-6", gate.URL()+sc.gatePath))
+	checkWire(t, events)
+	checkCalls(t, events, sc.threadID)
+	if t.Failed() {
+		for _, ev := range events {
+			if ev.Kind == bundle.KindWSMessage || ev.Kind == bundle.KindWSClose || ev.Kind == bundle.KindGateRequest || ev.Kind == bundle.KindGateRelease {
+				t.Logf("%d %s %s %s %d %s %.200s", ev.Seq, ev.Kind, ev.Conn, ev.Dir, ev.Code, ev.Err, ev.Body.Data)
+			}
+		}
+	}
 }

@@ -201,8 +201,10 @@ const main = async () => {
 
 main().then(
   (result) => {
+    // No process.exit here: the RPC scope is closed by now and node exits
+    // once the socket's close handshake is done, so the recording ends with
+    // a clean close instead of a reset.
     process.stdout.write(JSON.stringify(result) + "\n");
-    process.exit(0);
   },
   (err) => {
     console.error(`client.mjs: ${err?.stack ?? err}`);

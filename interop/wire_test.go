@@ -1,0 +1,333 @@
+package interop
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// readBundle reads every event of a cleanly closed bundle.
+func readBundle(t *testing.T, path string) []bundle.Event {
+	t.Helper()
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		t.Fatalf("opening the bundle: %v", err)
+	}
+	defer r.Close()
+	var events []bundle.Event
+	for {
+		var ev bundle.Event
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading the bundle: %v", err)
+		}
+		ev.Body.Data = bytes.Clone(ev.Body.Data)
+		events = append(events, ev)
+	}
+	if r.Truncated() {
+		t.Fatalf("the bundle is truncated: %s", r.TruncatedReason())
+	}
+	return events
+}
+
+// wireMessage is one Effect RPC message as recorded, with its raw fields.
+type wireMessage struct {
+	ev   *bundle.Event
+	keys []string // top-level keys in wire order
+	raw  map[string]json.RawMessage
+}
+
+func (m wireMessage) tag() string { return m.str("_tag") }
+
+func (m wireMessage) str(key string) string {
+	var s string
+	_ = json.Unmarshal(m.raw[key], &s)
+	return s
+}
+
+// idKey is a request id's decimal text, whatever its JSON type.
+func idKey(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// rpcMessages splits the text frames of /ws connections into messages (a
+// frame is one message or an array of them).
+func rpcMessages(t *testing.T, events []bundle.Event) []wireMessage {
+	t.Helper()
+	rpcConns := map[string]bool{}
+	var out []wireMessage
+	for i := range events {
+		ev := &events[i]
+		switch ev.Kind {
+		case bundle.KindWSOpen:
+			rpcConns[ev.Conn] = strings.HasPrefix(ev.URL, t3.PathWebSocket)
+		case bundle.KindWSMessage:
+			if !rpcConns[ev.Conn] {
+				continue
+			}
+			frame := bytes.TrimSpace(ev.Body.Data)
+			var parts []json.RawMessage
+			if len(frame) > 0 && frame[0] == '[' {
+				if err := json.Unmarshal(frame, &parts); err != nil {
+					t.Fatalf("seq %d: array frame %s: %v", ev.Seq, frame, err)
+				}
+			} else {
+				parts = []json.RawMessage{frame}
+			}
+			for _, p := range parts {
+				keys, err := objectKeys(p)
+				if err != nil {
+					t.Fatalf("seq %d: message %s: %v", ev.Seq, p, err)
+				}
+				m := wireMessage{ev: ev, keys: keys}
+				if err := json.Unmarshal(p, &m.raw); err != nil {
+					t.Fatalf("seq %d: message %s: %v", ev.Seq, p, err)
+				}
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// objectKeys lists a JSON object's top-level keys in the order they appear.
+func objectKeys(obj []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// checkPrompt checks that the client launched with verify's idle prompt,
+// word for word (client.mjs carries its own copy of it).
+func checkPrompt(t *testing.T, events []bundle.Event, want string) {
+	t.Helper()
+	for _, m := range rpcMessages(t, events) {
+		if m.tag() != t3.TagRequest || m.str("tag") != t3.MethodLaunchThread {
+			continue
+		}
+		var p struct {
+			InitialMessage struct {
+				Text string `json:"text"`
+			} `json:"initialMessage"`
+		}
+		if err := json.Unmarshal(m.raw["payload"], &p); err != nil {
+			t.Fatalf("launchThread payload: %v", err)
+		}
+		if diff := cmp.Diff(want, p.InitialMessage.Text); diff != "" {
+			t.Errorf("launch prompt differs from verify.Prompt (-want +got):\n%s", diff)
+		}
+		return
+	}
+	t.Errorf("no %s Request was recorded", t3.MethodLaunchThread)
+}
+
+// checkWire checks what the real client put on the wire and how the fixture
+// answered it, message by message: numeric request ids, "headers":[] last in
+// every Request, and never a second Chunk of a stream before the client acked
+// the previous one.
+func checkWire(t *testing.T, events []bundle.Event) {
+	t.Helper()
+	tracing := []string{"traceId", "spanId", "sampled"}
+	awaitingAck := map[string]bool{} // conn+id: a Chunk was sent and not yet acked
+	interrupted := map[string]bool{} // conn+id: the client sent an Interrupt
+	var requests, chunks, acks int
+	for _, m := range rpcMessages(t, events) {
+		id := m.ev.Conn + "/"
+		switch m.tag() {
+		case t3.TagRequest:
+			requests++
+			if raw := m.raw["id"]; len(raw) == 0 || raw[0] < '0' || raw[0] > '9' {
+				t.Errorf("seq %d: Request id %s is not a JSON number (Effect 4.1.0 sends numbers)", m.ev.Seq, raw)
+			}
+			if got := string(m.raw["headers"]); got != "[]" {
+				t.Errorf("seq %d: Request headers = %s, want []", m.ev.Seq, got)
+			}
+			keys := slices.DeleteFunc(slices.Clone(m.keys), func(k string) bool { return slices.Contains(tracing, k) })
+			if diff := cmp.Diff([]string{"_tag", "id", "tag", "payload", "headers"}, keys); diff != "" {
+				t.Errorf("seq %d: Request key order (tracing keys left out) (-want +got):\n%s", m.ev.Seq, diff)
+			}
+		case t3.TagChunk:
+			chunks++
+			id += idKey(m.raw["requestId"])
+			if awaitingAck[id] {
+				t.Errorf("seq %d: Chunk for request %s before the client acked the previous one", m.ev.Seq, id)
+			}
+			awaitingAck[id] = true
+			var values []json.RawMessage
+			if err := json.Unmarshal(m.raw["values"], &values); err != nil || len(values) != 1 {
+				t.Errorf("seq %d: Chunk values %.80s: want one value (err %v)", m.ev.Seq, m.raw["values"], err)
+			}
+		case t3.TagInterrupt:
+			interrupted[id+idKey(m.raw["requestId"])] = true
+		case t3.TagExit:
+			id += idKey(m.raw["requestId"])
+			if interrupted[id] {
+				checkInterruptExit(t, m)
+			}
+		case t3.TagAck:
+			acks++
+			id += idKey(m.raw["requestId"])
+			if !awaitingAck[id] {
+				t.Errorf("seq %d: Ack for request %s with no Chunk unacked", m.ev.Seq, id)
+			}
+			awaitingAck[id] = false
+		}
+	}
+	// The checks above are vacuous without traffic: the idle scenario streams
+	// a snapshot and dozens of events.
+	if requests < 5 || chunks < 2 || acks < 1 {
+		t.Errorf("recorded %d Requests, %d Chunks, %d Acks: too little traffic to check the Ack protocol", requests, chunks, acks)
+	}
+}
+
+// checkInterruptExit checks the Exit of an interrupted call: a Failure whose
+// cause is only Interrupts with numeric fiber ids, as Effect's server sends.
+func checkInterruptExit(t *testing.T, m wireMessage) {
+	t.Helper()
+	var exit struct {
+		Tag   string `json:"_tag"`
+		Cause []struct {
+			Tag     string          `json:"_tag"`
+			FiberID json.RawMessage `json:"fiberId"`
+		} `json:"cause"`
+	}
+	if err := json.Unmarshal(m.raw["exit"], &exit); err != nil {
+		t.Errorf("seq %d: Exit %s: %v", m.ev.Seq, m.raw["exit"], err)
+		return
+	}
+	ok := exit.Tag == "Failure" && len(exit.Cause) > 0
+	for _, c := range exit.Cause {
+		ok = ok && c.Tag == "Interrupt" && len(c.FiberID) > 0 && c.FiberID[0] >= '0' && c.FiberID[0] <= '9'
+	}
+	if !ok {
+		t.Errorf("seq %d: Exit of an interrupted call = %s, want a Failure of Interrupts with numeric fiberIds", m.ev.Seq, m.raw["exit"])
+	}
+}
+
+// checkCalls decodes the recording with replay's Correlator and checks how
+// every call ended.
+func checkCalls(t *testing.T, events []bundle.Event, threadID string) {
+	t.Helper()
+	// A server message still in flight when the client's close frame went
+	// out is recorded after that ws.close; the Correlator has forgotten the
+	// connection by then and reports it as a message without a call. With
+	// Effect's client that happens to the Exit answering its Interrupt, which
+	// it sends right before it closes.
+	closedAt := map[string]uint64{}
+	for i := range events {
+		if ev := &events[i]; ev.Kind == bundle.KindWSClose && closedAt[ev.Conn] == 0 {
+			closedAt[ev.Conn] = ev.Seq
+		}
+	}
+	var ended []string
+	c := replay.NewCorrelator(func(ev *replay.RPCEvent) {
+		if ev.Err != nil && closedAt[ev.Conn] != 0 && ev.Seq > closedAt[ev.Conn] && ev.Dir == bundle.DirServerToClient {
+			t.Logf("seq %d: after the client closed %s: %v", ev.Seq, ev.Conn, ev.Err)
+		} else if ev.Err != nil {
+			t.Errorf("seq %d: the correlator could not decode %.120s: %v", ev.Seq, ev.Raw, ev.Err)
+		}
+		if ev.Call == nil || !ev.Ended {
+			return
+		}
+		ended = append(ended, describeCall(ev.Call, threadID))
+	})
+	for i := range events {
+		c.Feed(&events[i])
+	}
+	if len(events) > 0 {
+		c.End(&events[len(events)-1])
+	}
+	slices.Sort(ended)
+	ended = slices.Compact(ended)
+	want := []string{
+		"orchestration.getThreadProjection (other thread): failure Fail OrchestrationV2GetThreadProjectionError",
+		"orchestration.getThreadProjection (our thread): success",
+		"orchestration.getThreadProjection (threadId 42): failure Die",
+		"orchestration.launchThread (our thread): success",
+		"orchestration.noSuchMethod (our thread): failure Die",
+		"orchestration.subscribeThread (our thread): interrupted by the client",
+	}
+	if diff := cmp.Diff(want, ended); diff != "" {
+		t.Errorf("how the recorded calls ended (-want +got):\n%s", diff)
+	}
+}
+
+// describeCall summarises a call's end in one comparable line.
+func describeCall(call *replay.Call, threadID string) string {
+	who := "other thread"
+	switch {
+	case call.ThreadID == threadID:
+		who = "our thread"
+	case call.ThreadID == "":
+		who = "no threadId"
+	}
+	if call.Method == t3.MethodGetProjection && call.ThreadID == "" {
+		who = "threadId 42"
+	}
+	prefix := fmt.Sprintf("%s (%s): ", call.Method, who)
+	// Effect's client closes the socket right after it sends an Interrupt,
+	// so the server's Exit for it may or may not make it onto the wire first:
+	// both endings are the real client's behaviour. checkWire checks that
+	// Exit whenever it was sent.
+	if call.Interrupted {
+		cleanClose := call.Outcome == replay.OutcomeUnknown && strings.HasPrefix(call.Reason, "the socket closed (1000")
+		if cleanClose || (call.Outcome == replay.OutcomeFailure && call.Cause != nil && call.Cause.Interrupted()) {
+			return prefix + "interrupted by the client"
+		}
+	}
+	s := prefix + string(call.Outcome)
+	if call.Outcome != replay.OutcomeSuccess && call.Reason != "" {
+		s += " (" + call.Reason + ")"
+	}
+	if cause := call.Cause; cause != nil {
+		for _, f := range cause.Fails {
+			var e struct {
+				Tag string `json:"_tag"`
+			}
+			_ = json.Unmarshal(f, &e)
+			s += " Fail " + e.Tag
+		}
+		if len(cause.Dies) > 0 {
+			s += " Die"
+		}
+		if len(cause.Interrupts) > 0 {
+			s += " Interrupt"
+		}
+	}
+	if call.Interrupted {
+		s += ", interrupted by the client"
+	}
+	return s
+}
