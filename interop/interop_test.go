@@ -88,10 +88,18 @@ func newScenario() scenario {
 	return scenario{threadID: t3.NewUUID(), gatePath: "/" + t3.NewUUID(), secret: "RESULT_" + t3.NewUUID()}
 }
 
+// parentFinishedPath, under the gate path, is where the client reports that
+// its own subscription showed the parent's first run completed, as the live
+// verifier releases its gate from what its subscription shows. Waiting for it
+// makes sure the rest of the scenario streams to a subscribed client, so the
+// Ack protocol is exercised however fast the fixture plays.
+const parentFinishedPath = "/parent-finished"
+
 // controlGate answers the child's gate request the way the live verifier
-// does in idle: only once the parent's first run has completed (read from
-// the fixture server directly, not through any proxy). It returns a wait
-// function that reports what went wrong, if anything.
+// does in idle: only once the parent's first run has completed, as the client
+// reported and as the thread read from the fixture server directly (not
+// through any proxy) confirms. It returns a wait function that reports what
+// went wrong, if anything.
 func controlGate(ctx context.Context, gate *record.Gate, server, bootstrapToken string, sc scenario) (wait func() error) {
 	var (
 		wg  sync.WaitGroup
@@ -106,14 +114,26 @@ func controlGate(ctx context.Context, gate *record.Gate, server, bootstrapToken 
 }
 
 func releaseAfterParent(ctx context.Context, gate *record.Gate, server, bootstrapToken string, sc scenario) error {
-	var held *record.HeldRequest
-	select {
-	case held = <-gate.Requests():
-	case <-ctx.Done():
-		return fmt.Errorf("no request reached the gate: %w", ctx.Err())
-	}
-	if held.Path != sc.gatePath {
-		return fmt.Errorf("gate request for %q, want %q", held.Path, sc.gatePath)
+	var child *record.HeldRequest
+	reported := false
+	for child == nil || !reported {
+		select {
+		case held := <-gate.Requests():
+			switch held.Path {
+			case sc.gatePath:
+				child = held
+			case sc.gatePath + parentFinishedPath:
+				reported = true
+				if err := held.Release(http.StatusNoContent, nil); err != nil {
+					return fmt.Errorf("answering the client's report: %w", err)
+				}
+			default:
+				_ = held.Release(http.StatusNotFound, nil)
+				return fmt.Errorf("unexpected gate request for %q", held.Path)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("gate: child request seen %v, client's report seen %v: %w", child != nil, reported, ctx.Err())
+		}
 	}
 	c := t3.NewClient(server, nil)
 	if _, err := c.ExchangeToken(ctx, bootstrapToken); err != nil {
@@ -131,13 +151,13 @@ func releaseAfterParent(ctx context.Context, gate *record.Gate, server, bootstra
 		}
 		select {
 		case <-tick.C:
-		case <-held.Gone():
+		case <-child.Gone():
 			return errors.New("the child's gate request went away before the parent's first run completed")
 		case <-ctx.Done():
 			return fmt.Errorf("the parent's first run never completed: %w", ctx.Err())
 		}
 	}
-	if err := held.Release(http.StatusOK, []byte(sc.secret)); err != nil {
+	if err := child.Release(http.StatusOK, []byte(sc.secret)); err != nil {
 		return fmt.Errorf("releasing the gate: %w", err)
 	}
 	return nil

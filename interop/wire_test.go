@@ -70,8 +70,7 @@ func idKey(raw json.RawMessage) string {
 
 // rpcMessages splits the text frames of /ws connections into messages (a
 // frame is one message or an array of them).
-func rpcMessages(t *testing.T, events []bundle.Event) []wireMessage {
-	t.Helper()
+func rpcMessages(events []bundle.Event) ([]wireMessage, error) {
 	rpcConns := map[string]bool{}
 	var out []wireMessage
 	for i := range events {
@@ -87,7 +86,7 @@ func rpcMessages(t *testing.T, events []bundle.Event) []wireMessage {
 			var parts []json.RawMessage
 			if len(frame) > 0 && frame[0] == '[' {
 				if err := json.Unmarshal(frame, &parts); err != nil {
-					t.Fatalf("seq %d: array frame %s: %v", ev.Seq, frame, err)
+					return nil, fmt.Errorf("seq %d: array frame %s: %w", ev.Seq, frame, err)
 				}
 			} else {
 				parts = []json.RawMessage{frame}
@@ -95,17 +94,17 @@ func rpcMessages(t *testing.T, events []bundle.Event) []wireMessage {
 			for _, p := range parts {
 				keys, err := objectKeys(p)
 				if err != nil {
-					t.Fatalf("seq %d: message %s: %v", ev.Seq, p, err)
+					return nil, fmt.Errorf("seq %d: message %s: %w", ev.Seq, p, err)
 				}
 				m := wireMessage{ev: ev, keys: keys}
 				if err := json.Unmarshal(p, &m.raw); err != nil {
-					t.Fatalf("seq %d: message %s: %v", ev.Seq, p, err)
+					return nil, fmt.Errorf("seq %d: message %s: %w", ev.Seq, p, err)
 				}
 				out = append(out, m)
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // objectKeys lists a JSON object's top-level keys in the order they appear.
@@ -133,7 +132,11 @@ func objectKeys(obj []byte) ([]string, error) {
 // word for word (client.mjs carries its own copy of it).
 func checkPrompt(t *testing.T, events []bundle.Event, want string) {
 	t.Helper()
-	for _, m := range rpcMessages(t, events) {
+	msgs, err := rpcMessages(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
 		if m.tag() != t3.TagRequest || m.str("tag") != t3.MethodLaunchThread {
 			continue
 		}
@@ -154,68 +157,87 @@ func checkPrompt(t *testing.T, events []bundle.Event, want string) {
 }
 
 // checkWire checks what the real client put on the wire and how the fixture
-// answered it, message by message: numeric request ids, "headers":[] last in
-// every Request, and never a second Chunk of a stream before the client acked
-// the previous one.
+// answered it, message by message (see wireProblems), and that there was
+// enough traffic for those checks to mean something.
 func checkWire(t *testing.T, events []bundle.Event) {
 	t.Helper()
+	msgs, err := rpcMessages(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, n := wireProblems(msgs)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	// The idle scenario streams a snapshot and dozens of events.
+	if n.requests < 5 || n.chunks < 2 || n.acks < 1 {
+		t.Errorf("recorded %d Requests, %d Chunks, %d Acks: too little traffic to check the Ack protocol", n.requests, n.chunks, n.acks)
+	}
+}
+
+// wireCounts counts the messages wireProblems looked at.
+type wireCounts struct{ requests, chunks, acks int }
+
+// wireProblems lists every departure from Effect 4.1.0's wire behaviour:
+// a Request id that is not a number, "headers" not [] or not last, a second
+// Chunk of a stream before the client acked the previous one, a Chunk of more
+// than one value, and an interrupted call's Exit that is not an Interrupt.
+func wireProblems(msgs []wireMessage) ([]string, wireCounts) {
+	var problems []string
+	var n wireCounts
 	tracing := []string{"traceId", "spanId", "sampled"}
 	awaitingAck := map[string]bool{} // conn+id: a Chunk was sent and not yet acked
 	interrupted := map[string]bool{} // conn+id: the client sent an Interrupt
-	var requests, chunks, acks int
-	for _, m := range rpcMessages(t, events) {
+	for _, m := range msgs {
 		id := m.ev.Conn + "/"
 		switch m.tag() {
 		case t3.TagRequest:
-			requests++
+			n.requests++
 			if raw := m.raw["id"]; len(raw) == 0 || raw[0] < '0' || raw[0] > '9' {
-				t.Errorf("seq %d: Request id %s is not a JSON number (Effect 4.1.0 sends numbers)", m.ev.Seq, raw)
+				problems = append(problems, fmt.Sprintf("seq %d: Request id %s is not a JSON number (Effect 4.1.0 sends numbers)", m.ev.Seq, raw))
 			}
 			if got := string(m.raw["headers"]); got != "[]" {
-				t.Errorf("seq %d: Request headers = %s, want []", m.ev.Seq, got)
+				problems = append(problems, fmt.Sprintf("seq %d: Request headers = %s, want []", m.ev.Seq, got))
 			}
 			keys := slices.DeleteFunc(slices.Clone(m.keys), func(k string) bool { return slices.Contains(tracing, k) })
-			if diff := cmp.Diff([]string{"_tag", "id", "tag", "payload", "headers"}, keys); diff != "" {
-				t.Errorf("seq %d: Request key order (tracing keys left out) (-want +got):\n%s", m.ev.Seq, diff)
+			if want := []string{"_tag", "id", "tag", "payload", "headers"}; !slices.Equal(want, keys) {
+				problems = append(problems, fmt.Sprintf("seq %d: Request keys (tracing keys left out) = %v, want %v", m.ev.Seq, keys, want))
 			}
 		case t3.TagChunk:
-			chunks++
+			n.chunks++
 			id += idKey(m.raw["requestId"])
 			if awaitingAck[id] {
-				t.Errorf("seq %d: Chunk for request %s before the client acked the previous one", m.ev.Seq, id)
+				problems = append(problems, fmt.Sprintf("seq %d: Chunk for request %s before the client acked the previous one", m.ev.Seq, id))
 			}
 			awaitingAck[id] = true
 			var values []json.RawMessage
 			if err := json.Unmarshal(m.raw["values"], &values); err != nil || len(values) != 1 {
-				t.Errorf("seq %d: Chunk values %.80s: want one value (err %v)", m.ev.Seq, m.raw["values"], err)
+				problems = append(problems, fmt.Sprintf("seq %d: Chunk values %.80s: want one value (err %v)", m.ev.Seq, m.raw["values"], err))
 			}
+		case t3.TagAck:
+			n.acks++
+			id += idKey(m.raw["requestId"])
+			if !awaitingAck[id] {
+				problems = append(problems, fmt.Sprintf("seq %d: Ack for request %s with no Chunk unacked", m.ev.Seq, id))
+			}
+			awaitingAck[id] = false
 		case t3.TagInterrupt:
 			interrupted[id+idKey(m.raw["requestId"])] = true
 		case t3.TagExit:
-			id += idKey(m.raw["requestId"])
-			if interrupted[id] {
-				checkInterruptExit(t, m)
+			if interrupted[id+idKey(m.raw["requestId"])] {
+				if p := interruptExitProblem(m); p != "" {
+					problems = append(problems, p)
+				}
 			}
-		case t3.TagAck:
-			acks++
-			id += idKey(m.raw["requestId"])
-			if !awaitingAck[id] {
-				t.Errorf("seq %d: Ack for request %s with no Chunk unacked", m.ev.Seq, id)
-			}
-			awaitingAck[id] = false
 		}
 	}
-	// The checks above are vacuous without traffic: the idle scenario streams
-	// a snapshot and dozens of events.
-	if requests < 5 || chunks < 2 || acks < 1 {
-		t.Errorf("recorded %d Requests, %d Chunks, %d Acks: too little traffic to check the Ack protocol", requests, chunks, acks)
-	}
+	return problems, n
 }
 
-// checkInterruptExit checks the Exit of an interrupted call: a Failure whose
-// cause is only Interrupts with numeric fiber ids, as Effect's server sends.
-func checkInterruptExit(t *testing.T, m wireMessage) {
-	t.Helper()
+// interruptExitProblem checks the Exit of an interrupted call: a Failure
+// whose cause is only Interrupts with numeric fiber ids, as Effect's server
+// sends. It returns "" when the Exit is right.
+func interruptExitProblem(m wireMessage) string {
 	var exit struct {
 		Tag   string `json:"_tag"`
 		Cause []struct {
@@ -224,16 +246,16 @@ func checkInterruptExit(t *testing.T, m wireMessage) {
 		} `json:"cause"`
 	}
 	if err := json.Unmarshal(m.raw["exit"], &exit); err != nil {
-		t.Errorf("seq %d: Exit %s: %v", m.ev.Seq, m.raw["exit"], err)
-		return
+		return fmt.Sprintf("seq %d: Exit %s: %v", m.ev.Seq, m.raw["exit"], err)
 	}
 	ok := exit.Tag == "Failure" && len(exit.Cause) > 0
 	for _, c := range exit.Cause {
 		ok = ok && c.Tag == "Interrupt" && len(c.FiberID) > 0 && c.FiberID[0] >= '0' && c.FiberID[0] <= '9'
 	}
 	if !ok {
-		t.Errorf("seq %d: Exit of an interrupted call = %s, want a Failure of Interrupts with numeric fiberIds", m.ev.Seq, m.raw["exit"])
+		return fmt.Sprintf("seq %d: Exit of an interrupted call = %s, want a Failure of Interrupts with numeric fiberIds", m.ev.Seq, m.raw["exit"])
 	}
+	return ""
 }
 
 // checkCalls decodes the recording with replay's Correlator and checks how

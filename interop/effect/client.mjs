@@ -174,12 +174,26 @@ const program = ({ projectId }) =>
       projection.runs.length > 0 &&
       projection.runs.every((r) => terminal.has(r.status));
 
+    // Once this subscription shows the parent's first run completed, tell
+    // the gate's controller (GET <gate>/parent-finished): the live verifier
+    // releases its gate from what its own subscription shows.
+    let reported = false;
+    const report = (projection) =>
+      reported || projection.runs[0]?.status !== "completed"
+        ? Effect.void
+        : Effect.promise(async () => {
+            reported = true;
+            const res = await fetch(`${gateURL}/parent-finished`);
+            if (!res.ok) throw new Error(`GET ${gateURL}/parent-finished: HTTP ${res.status}`);
+          });
+
     const [final] = yield* client["orchestration.subscribeThread"]({ threadId }).pipe(
       Stream.mapEffect((item) =>
         item?.kind === "snapshot"
           ? Schema.decodeUnknownEffect(Projection)(item.projection).pipe(Effect.orDie)
           : client["orchestration.getThreadProjection"]({ threadId }),
       ),
+      Stream.tap(report),
       Stream.filter(done),
       Stream.take(1),
       Stream.runCollect,
