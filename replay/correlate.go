@@ -91,6 +91,9 @@ type wsConn struct {
 	rpc   bool // known to carry RPC: path /ws or a frame decoded as RPC
 	calls map[string]*Call
 	dirs  [2]dirState
+	// clientClosed says how the client closed its side, while the server may
+	// still answer the calls left open.
+	clientClosed string
 }
 
 type dirState struct {
@@ -135,6 +138,15 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 			if ev.Err != "" {
 				why += ": " + ev.Err
 			}
+			if ev.Dir == bundle.DirClientToServer && ev.Err == "" && len(w.calls) > 0 {
+				// The client closed its side: the server may still answer
+				// until it closes in turn (an Effect client interrupts a
+				// stream and closes at once, and the stream's Exit follows).
+				// The calls end at the server's close, its exit or the end
+				// of the bundle.
+				w.clientClosed = why
+				return
+			}
 			c.endAll(w, ev, OutcomeUnknown, why)
 			delete(c.conns, ev.Conn)
 		}
@@ -145,15 +157,24 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 // the server process exited, so no answer can come.
 func (c *Correlator) ServerStopped(ev *bundle.Event) {
 	for _, id := range sortedKeys(c.conns) {
-		c.endAll(c.conns[id], ev, OutcomeUnknown, "the server stopped")
+		c.endAll(c.conns[id], ev, OutcomeUnknown, c.conns[id].endReason("the server stopped"))
 	}
+}
+
+// endReason says why a connection's calls end: how the client closed it, if
+// it did, else why.
+func (w *wsConn) endReason(why string) string {
+	if w.clientClosed != "" {
+		return w.clientClosed + " and " + why
+	}
+	return why
 }
 
 // End ends every open call with an unknown outcome (the bundle ended) and
 // reports partial lines still buffered. ev locates the end (the last event).
 func (c *Correlator) End(ev *bundle.Event) {
 	for _, id := range sortedKeys(c.conns) {
-		c.endAll(c.conns[id], ev, OutcomeUnknown, "the bundle ended")
+		c.endAll(c.conns[id], ev, OutcomeUnknown, c.conns[id].endReason("the bundle ended"))
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 )
 
 // frame is a hand-written WebSocket event: ">" client to server, "<" server
-// to client, "open PATH", "close", "stop" (the server's proc.exit).
+// to client, "open PATH", "close", "client-close" (the client closed its
+// side cleanly), "stop" (the server's proc.exit).
 type frame string
 
 func events(frames []frame) []bundle.Event {
@@ -27,6 +28,8 @@ func events(frames []frame) []bundle.Event {
 			ev.Kind, ev.URL = bundle.KindWSOpen, strings.TrimPrefix(s, "open ")
 		case s == "close":
 			ev.Kind, ev.Code = bundle.KindWSClose, 1006
+		case s == "client-close":
+			ev.Kind, ev.Dir, ev.Code = bundle.KindWSClose, bundle.DirClientToServer, 1000
 		case s == "stop":
 			ev.Kind, ev.Conn = bundle.KindProcExit, "server"
 		case strings.HasPrefix(s, ">"):
@@ -136,6 +139,17 @@ func TestCorrelator(t *testing.T) {
 			name:   "calls open when the socket closes have an unknown outcome",
 			frames: []frame{"open /ws", req("0", "s"), "close"},
 			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006 )"},
+		},
+		{
+			name: "the server still answers after the client closed its side",
+			frames: []frame{"open /ws", req("0", "s"), `>{"_tag":"Interrupt","requestId":0}`, "client-close",
+				`<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Failure","cause":[{"_tag":"Interrupt","fiberId":7}]}}`},
+			want: []string{"@5 s#0 failure chunks=0 acks=0 interrupted=true cause=Interrupt 7"},
+		},
+		{
+			name:   "calls left open after the client closed end with the bundle",
+			frames: []frame{"open /ws", req("0", "s"), "client-close"},
+			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},
 		},
 		{
 			name:   "calls open at the end of the bundle have an unknown outcome",
