@@ -94,6 +94,28 @@ type wsConn struct {
 	// clientClosed says how the client closed its side, while the server may
 	// still answer the calls left open.
 	clientClosed string
+	// ended holds the ids of the calls that ended last with an Exit (at most
+	// maxEnded, oldest forgotten first): a client's Interrupt or Ack that
+	// crossed the Exit on the wire is not an error.
+	ended     map[string]bool
+	endedRing [maxEnded]string
+	endedNext int
+}
+
+// maxEnded bounds the ended calls a connection remembers, so memory does not
+// grow with the number of calls.
+const maxEnded = 256
+
+func (w *wsConn) remember(id string) {
+	if w.ended == nil {
+		w.ended = make(map[string]bool, maxEnded)
+	}
+	if old := w.endedRing[w.endedNext]; old != "" {
+		delete(w.ended, old)
+	}
+	w.ended[id] = true
+	w.endedRing[w.endedNext] = id
+	w.endedNext = (w.endedNext + 1) % maxEnded
 }
 
 type dirState struct {
@@ -336,6 +358,11 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 	case t3.TagChunk, t3.TagAck, t3.TagInterrupt, t3.TagExit:
 		call := w.calls[m.ID]
 		if call == nil {
+			if ev.Dir == bundle.DirClientToServer && (m.Tag == t3.TagInterrupt || m.Tag == t3.TagAck) && w.ended[m.ID] {
+				// The client's Interrupt or Ack crossed the call's Exit on
+				// the wire: valid, and the server ignores it.
+				break
+			}
 			out.Err = fmt.Errorf("%s for id %s: %w", m.Tag, m.ID, errNoCall)
 			break
 		}
@@ -359,6 +386,7 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 				call.Cause = &cause
 			}
 			delete(w.calls, m.ID)
+			w.remember(m.ID)
 		}
 	case t3.TagDefect:
 		c.emit(&out)

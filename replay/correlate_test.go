@@ -147,6 +147,12 @@ func TestCorrelator(t *testing.T) {
 			want: []string{"@5 s#0 failure chunks=0 acks=0 interrupted=true cause=Interrupt 7"},
 		},
 		{
+			name: "an Interrupt that crossed its call's Exit is not an error",
+			frames: []frame{"open /ws", req("0", "g"), `<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Success","value":1}}`,
+				`>{"_tag":"Interrupt","requestId":0}`, `>{"_tag":"Interrupt","requestId":5}`},
+			want: []string{"@3 g#0 success chunks=0 acks=0 interrupted=false", "@5 error: Interrupt for id 5: no open call with this id"},
+		},
+		{
 			name:   "calls left open after the client closed end with the bundle",
 			frames: []frame{"open /ws", req("0", "s"), "client-close"},
 			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},

@@ -273,8 +273,9 @@ func (r *RPCClient) Call(ctx context.Context, method string, payload any, result
 		select {
 		case <-p.notify:
 		case <-ctx.Done():
-			r.forget(p)
-			_ = r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: p.id})
+			if r.forget(p) {
+				_ = r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: p.id})
+			}
 			return ctx.Err()
 		}
 	}
@@ -354,8 +355,7 @@ func (s *RPCStream) Close() error {
 	if done {
 		return nil
 	}
-	s.r.forget(s.p)
-	if s.r.Err() != nil {
+	if !s.r.forget(s.p) || s.r.Err() != nil {
 		return nil
 	}
 	return s.r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: s.p.id})
@@ -414,12 +414,17 @@ func (r *RPCClient) send(ctx context.Context, method string, payload any, stream
 	return p, nil
 }
 
-func (r *RPCClient) forget(p *pendingCall) {
+// forget stops waiting for p and reports whether it was still open: false
+// when its Exit (or the connection's end) already took it, so there is
+// nothing left to interrupt.
+func (r *RPCClient) forget(p *pendingCall) bool {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.pending[p.id.Key()] == p {
 		delete(r.pending, p.id.Key())
+		return true
 	}
-	r.mu.Unlock()
+	return false
 }
 
 func (r *RPCClient) write(ctx context.Context, m RPCMessage) error {

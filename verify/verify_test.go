@@ -125,6 +125,10 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	if !rep.Reproduced {
 		t.Errorf("replay diverged from the live verdict:\n%s", rep.Diff)
 	}
+	// The driver's own traffic decodes cleanly: no message without its call.
+	for _, d := range rep.DecodeErrors {
+		t.Errorf("undecodable @%d %s: %s", d.Seq, d.Conn, d.Err)
+	}
 	if diff := cmp.Diff(res.Verdict, rep.Verdict); diff != "" {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
 	}

@@ -303,6 +303,9 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 			continue
 		}
 		fmt.Fprintln(opts.stdout, o.textLine())
+		if o.err == nil && o.res.Verdict.Failure != nil {
+			writeFailureDetail(opts.stdout, o.ref.Path, o.res.Verdict.Failure, "      ")
+		}
 		if o.res != nil && o.res.DecodeErrorCount > 0 {
 			for _, d := range o.res.DecodeErrors {
 				fmt.Fprintf(opts.stdout, "      undecodable @%d %s: %s\n", d.Seq, d.Conn, d.Err)

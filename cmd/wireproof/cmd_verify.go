@@ -132,13 +132,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, res.Bundle)
 		if f := v.Failure; f != nil {
 			fmt.Fprintf(stdout, "  %s @seq %d: %s\n", f.Check, f.Seq, f.Message)
-			if f.Expected != "" || f.Seen != "" {
-				fmt.Fprintf(stdout, "  expected: %s\n  seen:     %s\n", f.Expected, f.Seen)
-			}
-			if f.Diff != "" {
-				fmt.Fprintf(stdout, "  diff (-want +got):\n%s\n", indent(f.Diff, "    "))
-			}
-			fmt.Fprintf(stdout, "  look:     wireproof inspect %s --around %d\n", res.Bundle, f.Seq)
+			writeFailureDetail(stdout, res.Bundle, f, "  ")
 		}
 	}
 	fmt.Fprintf(stdout, "Verdict: %s\n", res.VerdictFile)
