@@ -94,10 +94,12 @@ type wsConn struct {
 	// clientClosed says how the client closed its side, while the server may
 	// still answer the calls left open.
 	clientClosed string
-	// ended holds the ids of the calls that ended last with an Exit (at most
-	// maxEnded, oldest forgotten first): a client's Interrupt or Ack that
-	// crossed the Exit on the wire is not an error.
-	ended     map[string]bool
+	// ended holds how the calls that ended last ended (at most maxEnded,
+	// oldest forgotten first), for the messages that cross an ending on the
+	// wire: a client's Interrupt or Ack after the call's Exit, or the
+	// server's late Chunk or Exit after the socket closed or the call was
+	// cut. Neither is an error.
+	ended     map[string]Outcome
 	endedRing [maxEnded]string
 	endedNext int
 }
@@ -106,14 +108,14 @@ type wsConn struct {
 // grow with the number of calls.
 const maxEnded = 256
 
-func (w *wsConn) remember(id string) {
+func (w *wsConn) remember(id string, how Outcome) {
 	if w.ended == nil {
-		w.ended = make(map[string]bool, maxEnded)
+		w.ended = make(map[string]Outcome, maxEnded)
 	}
 	if old := w.endedRing[w.endedNext]; old != "" {
 		delete(w.ended, old)
 	}
-	w.ended[id] = true
+	w.ended[id] = how
 	w.endedRing[w.endedNext] = id
 	w.endedNext = (w.endedNext + 1) % maxEnded
 }
@@ -169,8 +171,9 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 				w.clientClosed = why
 				return
 			}
+			// The connection is kept (its calls ended) so that messages
+			// recorded after the close still find how their call ended.
 			c.endAll(w, ev, OutcomeUnknown, why)
-			delete(c.conns, ev.Conn)
 		}
 	}
 }
@@ -246,6 +249,7 @@ func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why 
 	for _, call := range calls {
 		call.Outcome, call.EndSeq, call.Reason = outcome, ev.Seq, why
 		delete(w.calls, call.ID)
+		w.remember(call.ID, outcome)
 		c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Call: call, Ended: true})
 	}
 }
@@ -331,6 +335,21 @@ func (c *Correlator) decodeError(w *wsConn, ev *bundle.Event, err error, raw []b
 	c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Err: err, Raw: raw})
 }
 
+// crossedEnding reports whether a message for a call that already ended is
+// one that legitimately crossed that ending on the wire: the client's
+// Interrupt or Ack sent before it saw the Exit, or the server's Chunk or Exit
+// recorded after the socket closed or the call was cut. A Chunk or Exit after
+// the call's own Exit is still an error.
+func crossedEnding(tag string, dir bundle.Dir, how Outcome) bool {
+	switch tag {
+	case t3.TagInterrupt, t3.TagAck:
+		return dir == bundle.DirClientToServer
+	case t3.TagChunk, t3.TagExit:
+		return dir == bundle.DirServerToClient && (how == OutcomeUnknown || how == OutcomeDefect)
+	}
+	return false
+}
+
 // errNoCall reports a message for an id with no open call.
 var errNoCall = errors.New("no open call with this id")
 
@@ -358,9 +377,7 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 	case t3.TagChunk, t3.TagAck, t3.TagInterrupt, t3.TagExit:
 		call := w.calls[m.ID]
 		if call == nil {
-			if ev.Dir == bundle.DirClientToServer && (m.Tag == t3.TagInterrupt || m.Tag == t3.TagAck) && w.ended[m.ID] {
-				// The client's Interrupt or Ack crossed the call's Exit on
-				// the wire: valid, and the server ignores it.
+			if how, ok := w.ended[m.ID]; ok && crossedEnding(m.Tag, ev.Dir, how) {
 				break
 			}
 			out.Err = fmt.Errorf("%s for id %s: %w", m.Tag, m.ID, errNoCall)
@@ -386,7 +403,7 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 				call.Cause = &cause
 			}
 			delete(w.calls, m.ID)
-			w.remember(m.ID)
+			w.remember(m.ID, call.Outcome)
 		}
 	case t3.TagDefect:
 		c.emit(&out)

@@ -153,6 +153,18 @@ func TestCorrelator(t *testing.T) {
 			want: []string{"@3 g#0 success chunks=0 acks=0 interrupted=false", "@5 error: Interrupt for id 5: no open call with this id"},
 		},
 		{
+			name: "server messages recorded after the socket closed are late, not errors",
+			frames: []frame{"open /ws", req("0", "s"), "close", `<{"_tag":"Chunk","requestId":0,"values":[1]}`,
+				`<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Success","value":null}}`},
+			want: []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006 )"},
+		},
+		{
+			name: "a Chunk after its call's own Exit is an error",
+			frames: []frame{"open /ws", req("0", "g"), `<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Success","value":1}}`,
+				`<{"_tag":"Chunk","requestId":0,"values":[1]}`},
+			want: []string{"@3 g#0 success chunks=0 acks=0 interrupted=false", "@4 error: Chunk for id 0: no open call with this id"},
+		},
+		{
 			name:   "calls left open after the client closed end with the bundle",
 			frames: []frame{"open /ws", req("0", "s"), "client-close"},
 			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},
