@@ -65,17 +65,17 @@ func scanValue(b []byte, i int) int {
 				return -1
 			}
 		case 't':
-			if !hasPrefixAt(b, i, "true") {
+			if !hasLiteral(b, i, "true") {
 				return -1
 			}
 			i += 4
 		case 'f':
-			if !hasPrefixAt(b, i, "false") {
+			if !hasLiteral(b, i, "false") {
 				return -1
 			}
 			i += 5
 		case 'n':
-			if !hasPrefixAt(b, i, "null") {
+			if !hasLiteral(b, i, "null") {
 				return -1
 			}
 			i += 4
@@ -122,10 +122,6 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-func hasPrefixAt(b []byte, i int, lit string) bool {
-	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
 }
 
 // scanKey scans `"key" :` and the whitespace after it, returning the index of
