@@ -3,7 +3,9 @@ package bundle
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -234,5 +236,39 @@ func TestLongLines(t *testing.T) {
 	var fe *FormatError
 	if !errors.As(err, &fe) || fe.Line != 3 {
 		t.Errorf("the 1.33 MiB line under a 300 KiB cap: %v, want a FormatError at line 3", err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.zst")
+	w, err := Create(path, Header{Format: FormatVersion, Tool: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := w.Append(&Event{Kind: KindMark, Name: name, Body: Text([]byte(`{"n":1}`))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range c.Events {
+		got = append(got, fmt.Sprintf("%d %s %s %s", ev.Seq, ev.Kind, ev.Name, ev.Body.Data))
+	}
+	want := []string{`1 mark a {"n":1}`, `2 mark b {"n":1}`, `3 mark c {"n":1}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if c.Header.Tool != "test" || c.Trailer == nil || c.Trailer.Events != 4 || c.Truncated {
+		t.Errorf("header %+v trailer %+v truncated %v", c.Header, c.Trailer, c.Truncated)
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.zst"), nil); err == nil {
+		t.Error("ReadFile of a missing file succeeded")
 	}
 }

@@ -3,9 +3,7 @@ package interop
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -20,28 +18,14 @@ import (
 // readBundle reads every event of a cleanly closed bundle.
 func readBundle(t *testing.T, path string) []bundle.Event {
 	t.Helper()
-	r, err := bundle.Open(path, nil)
+	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
-		t.Fatalf("opening the bundle: %v", err)
+		t.Fatalf("reading the bundle: %v", err)
 	}
-	defer r.Close()
-	var events []bundle.Event
-	for {
-		var ev bundle.Event
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("reading the bundle: %v", err)
-		}
-		ev.Body.Data = bytes.Clone(ev.Body.Data)
-		events = append(events, ev)
+	if c.Truncated {
+		t.Fatalf("the bundle is truncated: %s", c.TruncatedReason)
 	}
-	if r.Truncated() {
-		t.Fatalf("the bundle is truncated: %s", r.TruncatedReason())
-	}
-	return events
+	return c.Events
 }
 
 // wireMessage is one Effect RPC message as recorded, with its raw fields.

@@ -3,7 +3,6 @@ package record
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -65,28 +64,14 @@ func newFileRecorder(t *testing.T, opts *Options) (*Recorder, string) {
 // readBundle reads every event of a bundle (header excluded), detached.
 func readBundle(t *testing.T, path string) []bundle.Event {
 	t.Helper()
-	r, err := bundle.Open(path, nil)
+	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading %s: %v", path, err)
 	}
-	defer r.Close()
-	var out []bundle.Event
-	for {
-		var ev bundle.Event
-		err := r.Next(&ev)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", path, err)
-		}
-		ev.Detach()
-		out = append(out, ev)
+	if c.Truncated {
+		t.Fatalf("bundle %s truncated: %s", path, c.TruncatedReason)
 	}
-	if r.Truncated() {
-		t.Fatalf("bundle %s truncated: %s", path, r.TruncatedReason())
-	}
-	return out
+	return c.Events
 }
 
 // checkNoStray fails the test if goroutines whose stacks mention any of the

@@ -179,28 +179,14 @@ func names(es []os.DirEntry) []string {
 
 func readBundle(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 	t.Helper()
-	r, err := bundle.Open(path, nil)
+	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
-		t.Fatalf("open bundle: %v", err)
+		t.Fatalf("read bundle: %v", err)
 	}
-	defer r.Close()
-	var events []bundle.Event
-	for {
-		var ev bundle.Event
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("read bundle: %v", err)
-		}
-		ev.Body.Data = bytes.Clone(ev.Body.Data)
-		events = append(events, ev)
+	if c.Truncated {
+		t.Errorf("bundle %s is truncated: %s", path, c.TruncatedReason)
 	}
-	if r.Truncated() {
-		t.Errorf("bundle %s is truncated: %s", path, r.TruncatedReason())
-	}
-	return r.Header(), events
+	return c.Header, c.Events
 }
 
 func TestScenariosPass(t *testing.T) {

@@ -41,26 +41,14 @@ func init() {
 
 func recordedEvents(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 	t.Helper()
-	r, err := bundle.Open(path, nil)
+	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	var evs []bundle.Event
-	for {
-		var ev bundle.Event
-		if err := r.Next(&ev); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		ev.Detach()
-		evs = append(evs, ev)
+	if c.Truncated {
+		t.Errorf("bundle truncated: %s", c.TruncatedReason)
 	}
-	if r.Truncated() {
-		t.Errorf("bundle truncated: %s", r.TruncatedReason())
-	}
-	return r.Header(), evs
+	return c.Header, c.Events
 }
 
 func exitStatus(t *testing.T, err error) int {
