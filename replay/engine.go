@@ -320,6 +320,13 @@ func (e *Engine) mark(ev *bundle.Event) {
 			Error string `json:"error"`
 		}
 		_ = json.Unmarshal(ev.Body.Data, &b)
+		if e.phase == PhaseRestart {
+			// The main checks passed; what failed is reading the thread
+			// back from the restarted server.
+			e.fail(failure(assert.CheckRestartRead, "HTTP 2xx with the thread",
+				fmt.Sprintf("the restart read could not be made (%s): %s", b.Step, b.Error)), ev.Seq, ev.T, e.parentThread)
+			return
+		}
 		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
 			fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))), ev.Seq, ev.T, e.parentThread)
 	case MarkSetupFailed:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -230,5 +231,38 @@ func TestReplayFileUnreadable(t *testing.T) {
 	_, err := replay.ReplayFile(context.Background(), t.TempDir()+"/missing.zst", nil)
 	if err == nil {
 		t.Fatal("replaying a missing file succeeded")
+	}
+}
+
+// TestDriverErrorDecides: a driver-error mark decides the run at the mark;
+// after the main checks passed it is the restart read that failed.
+func TestDriverErrorDecides(t *testing.T) {
+	s := synth.MustBuild(synth.Options{Scenario: "idle"})
+	mark := func(after uint64) bundle.Event {
+		return bundle.Event{Seq: after + 1, T: s.Events[after].T + 1, Kind: bundle.KindMark, Name: replay.MarkDriverError,
+			Body: bundle.Text([]byte(`{"step":"restart-read","error":"connection refused"}`))}
+	}
+	for _, tc := range []struct {
+		name  string
+		upTo  string // label of the last event fed before the mark
+		check string
+	}{
+		{"before delivery", synth.LabelDelegated, assert.CheckStreamDelivered},
+		{"after the restart", synth.LabelRestartReady, assert.CheckRestartRead},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := replay.NewEngine(nil)
+			at := s.At[tc.upTo] // the seq of that event, which is also its index
+			feedAll(t, e, s.Events[:at+1])
+			m := mark(at)
+			feedAll(t, e, []bundle.Event{m})
+			f := e.Verdict().Failure
+			if f == nil || f.Check != tc.check || f.Seq != m.Seq {
+				t.Fatalf("failure %+v, want %s at seq %d", f, tc.check, m.Seq)
+			}
+			if !strings.Contains(f.Seen, "connection refused") {
+				t.Errorf("seen %q does not carry the driver's error", f.Seen)
+			}
+		})
 	}
 }
