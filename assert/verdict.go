@@ -8,13 +8,17 @@ package assert
 const (
 	StatusPassed = "passed"
 	StatusFailed = "failed"
+	// StatusSkipped: no check applies. The bundle records no verification
+	// run (no run mark and no scenario in its manifest), as a plain
+	// `wireproof record` session does.
+	StatusSkipped = "skipped"
 )
 
 // Verdict is the outcome of one run, computed live and again by replay from the
 // same events; the two must be equal. It holds no wall-clock time and nothing
 // that depends on goroutine timing, so it serializes to the same bytes every time.
 type Verdict struct {
-	Status   string `json:"status"` // passed or failed
+	Status   string `json:"status"` // passed, failed or skipped
 	Scenario string `json:"scenario"`
 	ThreadID string `json:"threadId,omitempty"`
 	// Failure is the first check that failed; nil when Status is passed.

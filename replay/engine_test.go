@@ -266,3 +266,26 @@ func TestDriverErrorDecides(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainRecordingSkipped: a stream with no run mark and no scenario in its
+// header holds no verification run: nothing is checked. With a scenario in
+// the header (a verify run cut short before its run mark) it fails.
+func TestPlainRecordingSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, want string
+	}{
+		{"", assert.StatusSkipped},
+		{"idle", assert.StatusFailed},
+	} {
+		h, _ := json.Marshal(bundle.Header{Format: bundle.FormatVersion, Manifest: bundle.Manifest{Scenario: tc.scenario}})
+		e := replay.NewEngine(nil)
+		feedAll(t, e, []bundle.Event{
+			{Seq: 0, Kind: bundle.KindHeader, Body: bundle.Text(h)},
+			{Seq: 1, T: 1, Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/"},
+			{Seq: 2, T: 2, Kind: bundle.KindHTTPEnd, Conn: "h1"},
+		})
+		if got := e.Verdict().Status; got != tc.want {
+			t.Errorf("scenario %q: status %s, want %s", tc.scenario, got, tc.want)
+		}
+	}
+}

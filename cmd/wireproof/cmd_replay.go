@@ -105,7 +105,12 @@ func (o replayOutcome) outcome() string {
 }
 
 func (o replayOutcome) passed() bool {
-	return o.res != nil && o.res.Verdict.Status == assert.StatusPassed && o.outcome() != outcomeDiverged
+	return o.res != nil && (o.res.Verdict.Status == assert.StatusPassed || o.skipped()) && o.outcome() != outcomeDiverged
+}
+
+// skipped reports a bundle with nothing to check (a plain recording).
+func (o replayOutcome) skipped() bool {
+	return o.res != nil && o.res.Verdict.Status == assert.StatusSkipped
 }
 
 func runReplay(ctx context.Context, opts replayOptions, args []string) error {
@@ -281,13 +286,15 @@ type replayJSON struct {
 }
 
 func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
-	var passed, failed, diverged, unreadable int
+	var passed, skipped, failed, diverged, unreadable int
 	enc := json.NewEncoder(opts.stdout)
 	enc.SetEscapeHTML(false)
 	for _, o := range outcomes {
 		switch {
 		case o.err != nil:
 			unreadable++
+		case o.skipped() && o.passed():
+			skipped++
 		case o.passed():
 			passed++
 		default:
@@ -316,6 +323,9 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 		}
 	}
 	summary := fmt.Sprintf("%d bundle(s): %d passed, %d failed, %d diverged, %d unreadable", len(outcomes), passed, failed, diverged, unreadable)
+	if skipped > 0 {
+		summary += fmt.Sprintf(", %d skipped (no verification run to check)", skipped)
+	}
 	if opts.JSON {
 		fmt.Fprintln(opts.stderr, summary)
 	} else {
@@ -330,8 +340,11 @@ func (o replayOutcome) textLine() string {
 	}
 	v := o.res.Verdict
 	status := "PASS"
-	if !o.passed() {
+	switch {
+	case !o.passed():
 		status = "FAIL"
+	case o.skipped():
+		status = "SKIP"
 	}
 	scenario := o.res.Scenario
 	if scenario == "" {
@@ -383,6 +396,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -391,6 +405,11 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -407,6 +426,9 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 		case o.err != nil:
 			s.Errors++
 			c.Error = &junitFailure{Message: "unreadable bundle", Type: "unreadable", Text: o.err.Error()}
+		case o.skipped() && o.passed():
+			s.Skipped++
+			c.Skipped = &junitSkipped{Message: "no verification run to check (a plain recording)"}
 		case !o.passed():
 			s.Failures++
 			c.Classname += "." + o.res.Scenario

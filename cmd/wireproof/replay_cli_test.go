@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/bundle"
 )
 
 const golden = "../../fixtures/golden"
@@ -124,5 +126,44 @@ func TestReplayJUnit(t *testing.T) {
 	}
 	if s.Tests != 2 || s.Failures != 1 || !strings.Contains(string(raw), "seq: 42") {
 		t.Errorf("suite tests=%d failures=%d, want 2 and 1 with the seq:\n%s", s.Tests, s.Failures, raw)
+	}
+}
+
+// A plain recording (no verification run in it) is skipped, not failed: there
+// is nothing to check, and the exit status says all is well.
+func TestReplaySkipsPlainRecordings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plain.zst")
+	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []bundle.Event{
+		{Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/"},
+		{Kind: bundle.KindHTTPResponse, Conn: "h1", Status: 200},
+		{Kind: bundle.KindHTTPEnd, Conn: "h1"},
+	} {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	out, err := replayOut(t, replayOptions{JUnit: junit}, path, golden+"/idle.zst")
+	if code := exitCode(err, false); code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s", code, out)
+	}
+	for _, want := range []string{"SKIP  -  " + path, "1 passed", "1 skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(x), `skipped="1"`) || !strings.Contains(string(x), "<skipped message=") {
+		t.Errorf("JUnit does not mark the plain recording skipped:\n%s", x)
 	}
 }
