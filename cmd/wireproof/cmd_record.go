@@ -28,6 +28,7 @@ type recordOptions struct {
 	output   string
 	redact   []string
 	bodyCap  int64
+	stdio    bool // tap the command's stdin and stdout as NDJSON lines
 
 	command []string  // the command after --, if any
 	stdout  io.Writer // the proxy URL, alone, for scripts
@@ -37,7 +38,7 @@ type recordOptions struct {
 var recordOpts recordOptions
 
 var cmdRecord = &cobra.Command{
-	Use:   "record --upstream URL [--listen ADDR] -o FILE [--redact SECRET]... [--body-cap N] [-- COMMAND ARGS...]",
+	Use:   "record [--upstream URL] [--listen ADDR] [--stdio] -o FILE [--redact SECRET]... [--body-cap N] [-- COMMAND ARGS...]",
 	Short: "Record the traffic to a server through a recording proxy",
 	Long: `record starts a recording reverse proxy in front of --upstream and writes every
 HTTP exchange and WebSocket message through it into the bundle -o FILE.
@@ -47,10 +48,16 @@ after --, it runs the command with WIREPROOF_PROXY_URL set to that URL, stops
 recording when the command exits and exits with the command's status. Without
 one, it records until SIGINT or SIGTERM and then closes the bundle cleanly.
 
+With --stdio the command's stdin and stdout are recorded too, line by line, as
+the NDJSON of a stdio protocol (a provider process speaking JSON-RPC 2.0, for
+example): put wireproof in front of such a process where its parent starts it.
+The lines pass through unchanged. --upstream may then be left out.
+
 Credentials (Authorization, cookies, token and ticket fields) and every
 --redact string are replaced by [REDACTED] before anything is written.`,
 	Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
-  wireproof record --upstream http://127.0.0.1:3773 -o run.zst > proxy-url &`,
+  wireproof record --upstream http://127.0.0.1:3773 -o run.zst > proxy-url &
+  wireproof record --stdio -o provider.zst -- codex app-server`,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		opts := recordOpts
 		dash := cmd.ArgsLenAtDash()
@@ -70,6 +77,7 @@ func init() {
 	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write (must not exist)")
 	f.StringArrayVar(&recordOpts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
 	f.Int64Var(&recordOpts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
+	f.BoolVar(&recordOpts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
 	cmdRecord.Flags().SetInterspersed(false)
 	cmdRoot.AddCommand(cmdRecord)
 }
@@ -83,9 +91,15 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		opts.stderr = os.Stderr
 	}
 	opts.command = args
-	upstream, err := parseUpstream(opts.upstream)
-	if err != nil {
-		return usageError{err}
+	if opts.stdio && len(opts.command) == 0 {
+		return usageError{errors.New("--stdio records a command's stdin and stdout: put the command after --")}
+	}
+	var upstream *url.URL
+	if opts.upstream != "" || !opts.stdio {
+		var err error
+		if upstream, err = parseUpstream(opts.upstream); err != nil {
+			return usageError{err}
+		}
 	}
 	if opts.output == "" {
 		return usageError{errors.New("missing -o FILE: the bundle to write")}
@@ -106,24 +120,35 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		return fmt.Errorf("-o %s: %w", opts.output, err)
 	}
 	rec := record.New(w, &record.Options{Redact: opts.redact, BodyCap: opts.bodyCap})
-	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
-	if err != nil {
-		rec.Close()
-		os.Remove(opts.output)
-		return usageError{err}
+	var srv *record.Server
+	if upstream != nil {
+		proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
+		if err != nil {
+			rec.Close()
+			os.Remove(opts.output)
+			return usageError{err}
+		}
+		if srv, err = record.Listen(ctx, opts.listen, proxy); err != nil {
+			rec.Close()
+			os.Remove(opts.output)
+			return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
+		}
+		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(upstream.String()), opts.output)
+		if !opts.stdio {
+			// With --stdio, stdout is the command's protocol stream.
+			fmt.Fprintln(opts.stdout, srv.URL)
+		}
+	} else {
+		fmt.Fprintf(opts.stderr, "wireproof: recording the stdio of %s into %s\n", opts.command[0], opts.output)
 	}
-	srv, err := record.Listen(ctx, opts.listen, proxy)
-	if err != nil {
-		rec.Close()
-		os.Remove(opts.output)
-		return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
-	}
-	fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(upstream.String()), opts.output)
-	fmt.Fprintln(opts.stdout, srv.URL)
 
 	var runErr error
 	if len(opts.command) > 0 {
-		runErr = runRecorded(ctx, opts, srv.URL)
+		proxyURL := ""
+		if srv != nil {
+			proxyURL = srv.URL
+		}
+		runErr = runRecorded(ctx, opts, rec, proxyURL)
 	} else {
 		<-ctx.Done()
 	}
@@ -138,33 +163,50 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 func stopRecording(srv *record.Server, rec *record.Recorder) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	serr := srv.Close(ctx)
-	if errors.Is(serr, context.DeadlineExceeded) {
-		serr = nil // streams cut at the deadline are recorded as such
+	var serr error
+	if srv != nil {
+		serr = srv.Close(ctx)
+		if errors.Is(serr, context.DeadlineExceeded) {
+			serr = nil // streams cut at the deadline are recorded as such
+		}
 	}
 	return errors.Join(serr, rec.Close())
 }
 
-// runRecorded runs the command with the proxy URL in its environment and
-// returns its exit status as an error. SIGINT or SIGTERM to wireproof is passed
-// on as SIGTERM, and wireproof waits for the command to exit.
-func runRecorded(ctx context.Context, opts recordOptions, proxyURL string) error {
+// runRecorded runs the command with the proxy URL in its environment (and
+// with --stdio its stdin and stdout tapped) and returns its exit status as an
+// error. SIGINT or SIGTERM to wireproof is passed on as SIGTERM (with --stdio
+// the tap kills the command), and wireproof waits for the command to exit.
+func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, proxyURL string) error {
 	cmd := exec.Command(opts.command[0], opts.command[1:]...)
-	cmd.Env = append(os.Environ(), proxyURLEnv+"="+proxyURL)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
-		return exitStatusError{code: 127}
+	cmd.Env = os.Environ()
+	if proxyURL != "" {
+		cmd.Env = append(cmd.Env, proxyURLEnv+"="+proxyURL)
 	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	if opts.stdio {
+		if _, err := exec.LookPath(opts.command[0]); err != nil {
+			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
+			return exitStatusError{code: 127}
+		}
+		go func() { done <- record.TapCommand(ctx, rec, "stdio", cmd) }()
+	} else {
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
+			return exitStatusError{code: 127}
+		}
+		go func() { done <- cmd.Wait() }()
+	}
 	interrupted := false
 	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 		interrupted = true
-		cmd.Process.Signal(syscall.SIGTERM)
+		if !opts.stdio { // TapCommand ends the command itself when ctx ends
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
 		err = <-done
 	}
 	code := 0
@@ -212,6 +254,9 @@ func recordManifest(opts recordOptions) bundle.Manifest {
 		"listen":   opts.listen,
 		"body-cap": strconv.FormatInt(opts.bodyCap, 10),
 	}}
+	if opts.stdio {
+		m.Options["stdio"] = "true"
+	}
 	if len(opts.redact) > 0 {
 		m.Options["redact"] = strconv.Itoa(len(opts.redact)) + " secrets"
 	}
