@@ -41,6 +41,10 @@ type Options struct {
 	// live status line (a terminal). Nil means io.Discard.
 	Stdout io.Writer
 	Status io.Writer
+	// KeepWorkspace keeps the run's server home (its SQLite database and
+	// logs) and git project as <scenario>-<n>.work in the output directory,
+	// instead of removing them when the run ends.
+	KeepWorkspace bool
 	// RepoDir is the repository whose revision, dirty state and patch the
 	// manifest records; empty means the current directory. Outside a
 	// repository nothing is recorded.

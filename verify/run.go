@@ -32,6 +32,7 @@ type Result struct {
 	VerdictFile string         `json:"verdictFile"`
 	Verdict     assert.Verdict `json:"verdict"`
 	Interrupted bool           `json:"interrupted,omitempty"`
+	Workspace   string         `json:"workspace,omitempty"` // the kept server home and project (KeepWorkspace)
 	Events      uint64         `json:"events"`
 }
 
@@ -68,11 +69,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		VerdictFile: filepath.Join(opts.OutDir, name+".verdict.json"),
 	}
 
-	ws, err := newWorkspace(ctx)
+	keepIn := ""
+	if opts.KeepWorkspace {
+		keepIn = filepath.Join(opts.OutDir, name+".work")
+		res.Workspace = keepIn
+	}
+	ws, err := newWorkspace(ctx, keepIn)
 	if err != nil {
 		return nil, err
 	}
-	defer ws.remove()
+	if !opts.KeepWorkspace {
+		defer ws.remove()
+	}
 	repoDir := opts.RepoDir
 	if repoDir == "" {
 		repoDir, _ = os.Getwd()

@@ -474,3 +474,18 @@ func TestSuiteForwardsInterrupt(t *testing.T) {
 	}
 	readBundle(t, filepath.Join(out, "idle-1.zst")) // closed cleanly: not truncated
 }
+
+// --keep-workspace keeps the server's home (its database) and the project for
+// a person to look at; without it nothing of the run is left but the evidence.
+func TestKeepWorkspace(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", KeepWorkspace: true})
+	if res.Workspace == "" {
+		t.Fatal("no workspace reported")
+	}
+	if _, err := os.Stat(filepath.Join(res.Workspace, "home", "userdata", "state.sqlite")); err != nil {
+		t.Errorf("the server's database was not kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(res.Workspace, "project", ".git")); err != nil {
+		t.Errorf("the project was not kept: %v", err)
+	}
+}

@@ -21,8 +21,16 @@ type workspace struct {
 	project string
 }
 
-func newWorkspace(ctx context.Context) (*workspace, error) {
-	dir, err := os.MkdirTemp("", "wireproof-run-")
+// newWorkspace creates the workspace in a new temporary directory, or, when
+// keepIn is set, in that directory (created), so it outlives the run.
+func newWorkspace(ctx context.Context, keepIn string) (*workspace, error) {
+	dir := keepIn
+	var err error
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "wireproof-run-")
+	} else {
+		err = os.MkdirAll(dir, 0o755)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type verifyOptions struct {
 	failGate  bool
 	fault     string
 	out       string
+	keep      bool
 	iteration int
 }
 
@@ -62,6 +63,7 @@ func init() {
 	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
 	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory (default: a new directory under the system temp dir)")
+	f.BoolVar(&verifyOpts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
 	f.IntVar(&verifyOpts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
 	cmdRoot.AddCommand(cmdVerify)
@@ -75,17 +77,18 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
 	}
 	opts := verify.Options{
-		ServerCmd: o.serverCmd,
-		Scenario:  o.scenario,
-		Repeat:    o.repeat,
-		Timeout:   time.Duration(o.timeout * float64(time.Second)),
-		Provider:  o.provider,
-		Model:     o.model,
-		FailGate:  o.failGate,
-		Fault:     o.fault,
-		OutDir:    o.out,
-		Iteration: o.iteration,
-		Stdout:    stdout,
+		ServerCmd:     o.serverCmd,
+		Scenario:      o.scenario,
+		Repeat:        o.repeat,
+		Timeout:       time.Duration(o.timeout * float64(time.Second)),
+		Provider:      o.provider,
+		Model:         o.model,
+		FailGate:      o.failGate,
+		Fault:         o.fault,
+		OutDir:        o.out,
+		Iteration:     o.iteration,
+		KeepWorkspace: o.keep,
+		Stdout:        stdout,
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Status = stderr
@@ -136,6 +139,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		}
 	}
 	fmt.Fprintf(stdout, "Verdict: %s\n", res.VerdictFile)
+	if res.Workspace != "" {
+		fmt.Fprintf(stdout, "Workspace: %s\n", res.Workspace)
+	}
 	switch {
 	case res.Interrupted:
 		return interruptedError{ctx.Err()}
