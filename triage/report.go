@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +17,14 @@ import (
 type ReportOptions struct {
 	// Title heads the page; "" means "wireproof report: " and the bundle's name.
 	Title string
+	// MaxRows bounds the timeline's rows (0 means DefaultMaxRows): beyond
+	// it the page keeps the start, the events around the failing one and the
+	// end, and says which seqs it left out.
+	MaxRows int
 }
+
+// DefaultMaxRows keeps a report of a long run to a page a browser opens.
+const DefaultMaxRows = 3000
 
 // WriteReport renders tl as one self-contained HTML page: no external
 // scripts, styles or fonts, every value escaped by html/template. The verdict
@@ -41,6 +49,7 @@ type reportView struct {
 	Truncated       bool
 	TruncatedReason string
 	Events          uint64
+	Colspan         int // columns of the timeline: seq, t, kind and the lanes
 
 	Status       string // the replayed status, else the recorded one
 	Failure      *assert.Failure
@@ -72,6 +81,7 @@ type row struct {
 	Kind  string
 	Cells []string // one per lane; the event's summary in its own lane
 	Fail  bool
+	Gap   string // a row standing for events left out: what to run to see them
 }
 
 type callRow struct {
@@ -166,7 +176,24 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	for _, l := range Lanes {
 		v.Lanes = append(v.Lanes, string(l))
 	}
-	for _, e := range tl.Entries {
+	v.Colspan = len(v.Lanes) + 3
+	maxRows := DefaultMaxRows
+	if opts != nil && opts.MaxRows > 0 {
+		maxRows = opts.MaxRows
+	}
+	keep := keptRows(tl.Entries, v.HasFailSeq, v.FailSeq, maxRows)
+	for i, e := range tl.Entries {
+		if !keep(i) {
+			if i == 0 || keep(i-1) {
+				j := i
+				for j+1 < len(tl.Entries) && !keep(j+1) {
+					j++
+				}
+				v.Rows = append(v.Rows, row{Gap: fmt.Sprintf("%d events not shown: wireproof inspect %s --seq %d-%d",
+					j-i+1, tl.Path, e.Seq, tl.Entries[j].Seq)})
+			}
+			continue
+		}
 		r := row{Seq: e.Seq, T: msText(e.T), Kind: string(e.Kind), Cells: make([]string, len(Lanes)), Fail: v.HasFailSeq && e.Seq == v.FailSeq}
 		text := e.Summary
 		if e.RPC != "" {
@@ -289,4 +316,24 @@ func bodyDisplay(b Body) string {
 		s += fmt.Sprintf("\n… truncated: %d of %d bytes kept", len(b.Data), b.Size)
 	}
 	return s
+}
+
+// keptRows chooses the timeline rows a report shows when there are more than
+// max: a fifth at the start, a fifth at the end, and the rest centred on the
+// failing event (or in the middle when there is none).
+func keptRows(entries []Entry, hasFail bool, failSeq uint64, max int) func(int) bool {
+	n := len(entries)
+	if n <= max {
+		return func(int) bool { return true }
+	}
+	edge := max / 5
+	mid := n / 2
+	if hasFail {
+		if i, found := slices.BinarySearchFunc(entries, failSeq, func(e Entry, seq uint64) int { return cmp.Compare(e.Seq, seq) }); found {
+			mid = i
+		}
+	}
+	half := (max - 2*edge) / 2
+	lo, hi := mid-half, mid+half
+	return func(i int) bool { return i < edge || i >= n-edge || (i >= lo && i <= hi) }
 }

@@ -21,6 +21,7 @@ th{background:#eee;position:sticky;top:0}
 .passed{color:#176b1b}.failed{color:#b00020}.unknown{color:#8a6d00}
 .notice{background:#fff3cd;border:1px solid #e0c060;padding:.5em}
 tr.fail td{background:#ffd6d6;font-weight:bold}
+tr.gap td{background:#f0f0f0;color:#666;font-style:italic;text-align:center}
 tr:target td{outline:2px solid #b00020}
 .lane-server{color:#5a3d8a}.lane-http{color:#0b5394}.lane-ws{color:#38761d}.lane-gate{color:#b45f06}.lane-marks{color:#666}
 </style>
@@ -56,8 +57,9 @@ tr:target td{outline:2px solid #b00020}
 <h2 id="timeline">Timeline ({{.Events}} events)</h2>
 <table class="timeline">
 <tr><th>seq</th><th>t</th><th>kind</th>{{range .Lanes}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr id="seq-{{.Seq}}"{{if .Fail}} class="fail"{{end}}><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{.T}}</td><td>{{.Kind}}</td>{{range $i, $c := .Cells}}<td class="lane-{{index $.Lanes $i}}">{{$c}}</td>{{end}}</tr>
-{{end}}</table>
+{{range .Rows}}{{if .Gap}}<tr class="gap"><td colspan="{{$.Colspan}}">{{.Gap}}</td></tr>
+{{else}}<tr id="seq-{{.Seq}}"{{if .Fail}} class="fail"{{end}}><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{.T}}</td><td>{{.Kind}}</td>{{range $i, $c := .Cells}}<td class="lane-{{index $.Lanes $i}}">{{$c}}</td>{{end}}</tr>
+{{end}}{{end}}</table>
 
 <h2 id="rpc">RPC calls</h2>
 {{if .Calls}}<table>

@@ -104,3 +104,41 @@ func TestReportTruncated(t *testing.T) {
 		t.Error("a truncated notice in the report of a complete bundle")
 	}
 }
+
+// A long run's timeline is cut to MaxRows: the start, the failing event with
+// its neighbours, and the end stay; each cut says which seqs it left out.
+func TestReportCapsRows(t *testing.T) {
+	tl := load(t, liveFailing, nil)
+	var v assert.Verdict
+	raw, err := os.ReadFile(strings.TrimSuffix(liveFailing, ".zst") + ".verdict.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	const max = 20
+	if len(tl.Entries) <= max {
+		t.Fatalf("the bundle has only %d events: the cap is not exercised", len(tl.Entries))
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, tl, &ReportOptions{MaxRows: max}); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	rows := strings.Count(html, `<tr id="seq-`)
+	if rows > max+1 {
+		t.Errorf("%d timeline rows, want at most %d", rows, max+1)
+	}
+	for _, seq := range []uint64{tl.Entries[0].Seq, v.Failure.Seq, tl.Entries[len(tl.Entries)-1].Seq} {
+		if !strings.Contains(html, fmt.Sprintf(`<tr id="seq-%d"`, seq)) {
+			t.Errorf("row for seq %d was cut", seq)
+		}
+	}
+	if n := strings.Count(html, `<tr class="gap">`); n == 0 {
+		t.Error("no gap row says that events were left out")
+	}
+	if !strings.Contains(html, "events not shown: wireproof inspect "+liveFailing+" --seq ") {
+		t.Error("a gap row does not say how to see what it left out")
+	}
+}
