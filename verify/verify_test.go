@@ -343,6 +343,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"verify", "--timeout", "-1"},
 		{"verify", "--repeat", "0"},
 		{"verify", "--no-such-flag"},
+		{"verify", "--fault", "no-such-fault"},
 	} {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, args...)

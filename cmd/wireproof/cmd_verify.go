@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -72,6 +73,11 @@ func init() {
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
 	if o.timeout <= 0 {
 		return usageError{fmt.Errorf("invalid --timeout %v: want positive seconds", o.timeout)}
+	}
+	if o.fault != "" && strings.TrimSpace(o.serverCmd) == "" {
+		if _, err := fixtures.LookupFault(o.fault); err != nil {
+			return usageError{fmt.Errorf("invalid --fault: %w", err)}
+		}
 	}
 	if o.repeat < 1 {
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
