@@ -36,4 +36,8 @@ type Bootstrap struct {
 	// Fault is understood by wireproof's fixture server only: it selects a fault
 	// mode, as the --fault flag does.
 	Fault string `json:"fault,omitempty"`
+	// Serialization is understood by wireproof's fixture server only: it
+	// selects the Effect RPC serialization ("json" or "ndjson"), as the
+	// --serialization flag does. A real server has it in its configuration.
+	Serialization string `json:"serialization,omitempty"`
 }

@@ -34,8 +34,14 @@ type Options struct {
 	Model     string
 	FailGate  bool   // the gate answers 503 instead of the secret
 	Fault     string // fixture fault mode, passed in the bootstrap JSON
-	OutDir    string // evidence directory; empty: a new directory under the system temp dir
-	Iteration int    // the iteration number of this run within a suite (names the files)
+	// Serialization is the Effect RPC serialization the server speaks, "json"
+	// (the default) or "ndjson". Effect servers have it in their configuration,
+	// not negotiated: the driver's socket uses it, and the embedded fixture
+	// server is told it in the bootstrap JSON ("serialization"). A real server
+	// (ServerCmd) must be configured to match.
+	Serialization string
+	OutDir        string // evidence directory; empty: a new directory under the system temp dir
+	Iteration     int    // the iteration number of this run within a suite (names the files)
 
 	// Stdout receives the plain progress lines; Status, if set, receives the
 	// live status line (a terminal). Nil means io.Discard.
@@ -87,6 +93,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Timeout < 0 {
 		return o, &OptionError{"--timeout", fmt.Sprint(o.Timeout.Seconds()), "want positive seconds"}
+	}
+	switch o.Serialization {
+	case "":
+		o.Serialization = "json"
+	case "json", "ndjson":
+	default:
+		return o, &OptionError{"--serialization", o.Serialization, "want json or ndjson"}
 	}
 	if o.Provider == "" {
 		o.Provider = DefaultProvider

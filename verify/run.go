@@ -98,6 +98,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Mode: "desktop", NoBrowser: true, Port: port, T3Home: ws.home, Host: "127.0.0.1",
 		DesktopBootstrapToken: bootstrapToken, TailscaleServePort: 443, Fault: opts.Fault,
 	}
+	if opts.Serialization != "json" {
+		bootstrap.Serialization = opts.Serialization // the default stays out of the bootstrap
+	}
 	bootstrapJSON, err := json.Marshal(bootstrap)
 	if err != nil {
 		return nil, err
@@ -112,11 +115,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			Revision: repo.Revision, Dirty: repo.Dirty,
 			Commands: [][]string{argv},
 			Options: map[string]string{
-				"timeout":   opts.Timeout.String(),
-				"failGate":  fmt.Sprint(opts.FailGate),
-				"fault":     opts.Fault,
-				"iteration": fmt.Sprint(opts.Iteration),
-				"port":      fmt.Sprint(port),
+				"timeout":       opts.Timeout.String(),
+				"failGate":      fmt.Sprint(opts.FailGate),
+				"fault":         opts.Fault,
+				"serialization": opts.Serialization,
+				"iteration":     fmt.Sprint(opts.Iteration),
+				"port":          fmt.Sprint(port),
 			},
 		},
 	}
@@ -471,7 +475,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 	}
 	r.secretLearned(ticket)
 	s.step = "connect"
-	if s.rpc, err = client.DialRPC(ctx, ticket, nil); err != nil {
+	if s.rpc, err = client.DialRPC(ctx, ticket, &t3.RPCOptions{Serialization: r.opts.Serialization}); err != nil {
 		return s, fmt.Errorf("RPC connection failed: %w", err)
 	}
 	s.threadID = t3.NewUUID()

@@ -97,6 +97,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 	if opts.Fault != "" {
 		args = append(args, "--fault", opts.Fault)
 	}
+	if opts.Serialization != "" {
+		args = append(args, "--serialization", opts.Serialization)
+	}
 	if opts.KeepWorkspace {
 		args = append(args, "--keep-workspace")
 	}

@@ -211,6 +211,35 @@ func TestScenariosPass(t *testing.T) {
 	}
 }
 
+// An idle run with the ndjson serialization: the embedded fixture server is
+// told it in the bootstrap and the driver's socket speaks it, so a mismatch on
+// either side would stall the run. runOnce checks replay decodes it cleanly.
+func TestNDJSONSerialization(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", Serialization: "ndjson"})
+	if v := res.Verdict; v.Status != assert.StatusPassed || v.Restart != assert.StatusPassed {
+		t.Fatalf("status %s restart %s, failure %+v", v.Status, v.Restart, v.Failure)
+	}
+	hdr, events := readBundle(t, res.Bundle)
+	if got := hdr.Manifest.Options["serialization"]; got != "ndjson" {
+		t.Errorf("manifest serialization %q, want ndjson", got)
+	}
+	// Every RPC message in both directions is a newline-terminated line.
+	perDir := map[bundle.Dir]int{}
+	for i := range events {
+		ev := &events[i]
+		if ev.Kind != bundle.KindWSMessage {
+			continue
+		}
+		perDir[ev.Dir]++
+		if !bytes.HasSuffix(ev.Body.Data, []byte("\n")) {
+			t.Errorf("@%d %s message %q does not end with a newline", ev.Seq, ev.Dir, ev.Body.Data)
+		}
+	}
+	if perDir[bundle.DirClientToServer] == 0 || perDir[bundle.DirServerToClient] == 0 {
+		t.Errorf("WebSocket messages per direction %v, want both directions", perDir)
+	}
+}
+
 func TestFailGateNamesTheFailedChild(t *testing.T) {
 	res := runOnce(t, verify.Options{Scenario: "idle", FailGate: true})
 	f := res.Verdict.Failure
@@ -285,6 +314,7 @@ func TestBadOptions(t *testing.T) {
 		{"scenario", verify.Options{Scenario: "busy"}},
 		{"repeat", verify.Options{Scenario: "idle", Repeat: -1}},
 		{"timeout", verify.Options{Scenario: "idle", Timeout: -time.Second}},
+		{"serialization", verify.Options{Scenario: "idle", Serialization: "cbor"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -337,6 +367,25 @@ func TestSuiteCommand(t *testing.T) {
 	}
 }
 
+// A suite passes --serialization on to its children: each run's manifest
+// records ndjson and every run passes.
+func TestSuiteForwardsSerialization(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "evidence")
+	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--repeat", "2", "--serialization", "ndjson", "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wireproof verify: %v\n%s", err, b)
+	}
+	var got []string
+	for _, name := range []string{"idle-1.zst", "idle-2.zst"} {
+		hdr, _ := readBundle(t, filepath.Join(out, name))
+		got = append(got, name+" "+hdr.Manifest.Options["serialization"])
+	}
+	want := []string{"idle-1.zst ndjson", "idle-2.zst ndjson"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("manifest serializations (-want +got):\n%s", diff)
+	}
+}
+
 func TestUsageErrorsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"verify", "--scenario", "busy"},
@@ -344,6 +393,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"verify", "--repeat", "0"},
 		{"verify", "--no-such-flag"},
 		{"verify", "--fault", "no-such-fault"},
+		{"verify", "--serialization", "cbor"},
 	} {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, args...)

@@ -21,6 +21,8 @@ type fixtureOptions struct {
 	bootstrapFD int
 	logLevel    string
 	fault       string
+	// serialization overrides the bootstrap's "serialization"; "" keeps it.
+	serialization string
 }
 
 var fixtureOpts fixtureOptions
@@ -41,9 +43,11 @@ var cmdFixtureStart = &cobra.Command{
 	Use:   "start",
 	Short: "Start the fixture server from a bootstrap JSON on a file descriptor",
 	Long: `start reads the bootstrap JSON (mode, port, host, t3Home, desktopBootstrapToken,
-and optionally fault) from --bootstrap-fd until EOF, listens on host:port, prints
+and optionally fault and serialization) from --bootstrap-fd until EOF, listens on host:port, prints
 "startup phase: complete" on stdout when ready, and serves until SIGTERM or
-SIGINT, after which it closes its database cleanly and exits 0.`,
+SIGINT, after which it closes its database cleanly and exits 0. The Effect RPC
+serialization on /ws is json unless --serialization (or the bootstrap's
+"serialization") says ndjson: like Effect's, it is configured, not negotiated.`,
 	Example: `  wireproof fixture start --bootstrap-fd 3 --log-level debug 3<bootstrap.json`,
 	Args:    cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,6 +69,7 @@ func init() {
 	f.IntVar(&fixtureOpts.bootstrapFD, "bootstrap-fd", -1, "file descriptor carrying the bootstrap JSON (required)")
 	f.StringVar(&fixtureOpts.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&fixtureOpts.fault, "fault", "", "fault mode (see 'wireproof fixture faults'); overrides the bootstrap's")
+	f.StringVar(&fixtureOpts.serialization, "serialization", "", "Effect RPC serialization, json or ndjson (default: the bootstrap's, else json)")
 	cmdFixture.AddCommand(cmdFixtureStart, cmdFixtureFaults)
 	cmdRoot.AddCommand(cmdFixture)
 }
@@ -116,6 +121,11 @@ func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) er
 	if _, err := fixtures.LookupFault(o.fault); err != nil {
 		return usageError{fmt.Errorf("--fault: %w", err)}
 	}
+	if o.serialization != "" {
+		if _, err := fixtures.CheckSerialization(o.serialization); err != nil {
+			return usageError{fmt.Errorf("--serialization: %w", err)}
+		}
+	}
 	b, err := readBootstrap(o.bootstrapFD)
 	if err != nil {
 		return err
@@ -123,8 +133,11 @@ func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) er
 	if _, err := fixtures.LookupFault(b.Fault); err != nil {
 		return usageError{fmt.Errorf("bootstrap fault: %w", err)}
 	}
+	if _, err := fixtures.CheckSerialization(b.Serialization); err != nil {
+		return usageError{fmt.Errorf("bootstrap serialization: %w", err)}
+	}
 	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: level}))
-	srv, err := fixtures.Start(ctx, &fixtures.ServerOptions{Bootstrap: b, Fault: o.fault, Logger: log})
+	srv, err := fixtures.Start(ctx, &fixtures.ServerOptions{Bootstrap: b, Fault: o.fault, Serialization: o.serialization, Logger: log})
 	if err != nil {
 		return err
 	}

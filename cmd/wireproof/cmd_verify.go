@@ -25,6 +25,7 @@ type verifyOptions struct {
 	model     string
 	failGate  bool
 	fault     string
+	serial    string
 	out       string
 	keep      bool
 	iteration int
@@ -43,7 +44,12 @@ and its verdict (<scenario>-<n>.verdict.json) into the output directory; a suite
 
 Without --server-cmd it runs the embedded fixture server, so it needs no provider
 credentials. --server-cmd is run by sh, as a shell would run it, with "start
---bootstrap-fd 3 --log-level debug" appended.`,
+--bootstrap-fd 3 --log-level debug" appended.
+
+--serialization ndjson makes the driver speak Effect RPC's ndjson serialization
+and starts the embedded fixture server with it (bootstrap "serialization"); a
+real server must be configured for it (RpcSerialization.layerNdjson), since
+Effect does not negotiate it.`,
 	Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
   wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
@@ -63,6 +69,7 @@ func init() {
 	f.StringVar(&verifyOpts.model, "model", verify.DefaultModel, "model name")
 	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
+	f.StringVar(&verifyOpts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
 	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory (default: a new directory under the system temp dir)")
 	f.BoolVar(&verifyOpts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
 	f.IntVar(&verifyOpts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
@@ -79,6 +86,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			return usageError{fmt.Errorf("invalid --fault: %w", err)}
 		}
 	}
+	if o.serial != "json" && o.serial != "ndjson" {
+		return usageError{fmt.Errorf("invalid --serialization %q: want json or ndjson", o.serial)}
+	}
 	if o.repeat < 1 {
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
 	}
@@ -91,6 +101,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		Model:         o.model,
 		FailGate:      o.failGate,
 		Fault:         o.fault,
+		Serialization: o.serial,
 		OutDir:        o.out,
 		Iteration:     o.iteration,
 		KeepWorkspace: o.keep,
