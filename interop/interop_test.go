@@ -58,10 +58,10 @@ func requireNode(t *testing.T) string {
 
 // startFixture starts an in-process fixture server on a fresh home and
 // returns it with its bootstrap token.
-func startFixture(t *testing.T) (*fixtures.Server, string) {
+func startFixture(t *testing.T, serialization string) (*fixtures.Server, string) {
 	t.Helper()
 	token := rand.Text()
-	srv, err := fixtures.Start(t.Context(), &fixtures.ServerOptions{Bootstrap: t3.Bootstrap{
+	srv, err := fixtures.Start(t.Context(), &fixtures.ServerOptions{Serialization: serialization, Bootstrap: t3.Bootstrap{
 		Mode: "desktop", NoBrowser: true, Host: "127.0.0.1", T3Home: t.TempDir(),
 		DesktopBootstrapToken: token, TailscaleServePort: 443,
 	}})
@@ -79,9 +79,10 @@ func startFixture(t *testing.T) (*fixtures.Server, string) {
 // scenario is one run of the idle scenario: the thread the client launches,
 // the gate's path and the secret the gate answers with.
 type scenario struct {
-	threadID string
-	gatePath string
-	secret   string
+	threadID      string
+	gatePath      string
+	secret        string
+	serialization string // the RPC serialization of server and client: json or ndjson
 }
 
 func newScenario() scenario {
@@ -177,6 +178,7 @@ func runClient(ctx context.Context, t *testing.T, node, base, bootstrapToken, ga
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs", base, bootstrapToken, gateURL, sc.secret, sc.threadID)
 	cmd.Dir = clientDir
+	cmd.Env = append(os.Environ(), "WIREPROOF_SERIALIZATION="+sc.serialization)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -224,30 +226,37 @@ func checkResult(t *testing.T, sc scenario, res clientResult) {
 
 // TestEffectClientDirect drives the fixture server with the real Effect
 // client, no proxy in between.
+// TestEffectClientDirect runs the real client straight at the fixture server,
+// with each serialization an Effect server can be configured with.
 func TestEffectClientDirect(t *testing.T) {
 	node := requireNode(t)
-	srv, token := startFixture(t)
-	ctx := t.Context()
-	rec := record.New(nil, nil)
-	defer rec.Close()
-	gate, err := record.StartGate(ctx, rec, nil)
-	if err != nil {
-		t.Fatalf("starting the gate: %v", err)
-	}
-	sc := newScenario()
-	gctx, stopGate := context.WithCancel(ctx)
-	wait := controlGate(gctx, gate, srv.URL(), token, sc)
+	for _, serialization := range fixtures.Serializations {
+		t.Run(serialization, func(t *testing.T) {
+			srv, token := startFixture(t, serialization)
+			ctx := t.Context()
+			rec := record.New(nil, nil)
+			defer rec.Close()
+			gate, err := record.StartGate(ctx, rec, nil)
+			if err != nil {
+				t.Fatalf("starting the gate: %v", err)
+			}
+			sc := newScenario()
+			sc.serialization = serialization
+			gctx, stopGate := context.WithCancel(ctx)
+			wait := controlGate(gctx, gate, srv.URL(), token, sc)
 
-	res := runClient(ctx, t, node, srv.URL(), token, gate.URL()+sc.gatePath, sc)
+			res := runClient(ctx, t, node, srv.URL(), token, gate.URL()+sc.gatePath, sc)
 
-	stopGate()
-	if err := wait(); err != nil {
-		t.Errorf("gate: %v", err)
+			stopGate()
+			if err := wait(); err != nil {
+				t.Errorf("gate: %v", err)
+			}
+			if err := gate.Close(); err != nil {
+				t.Errorf("closing the gate: %v", err)
+			}
+			checkResult(t, sc, res)
+		})
 	}
-	if err := gate.Close(); err != nil {
-		t.Errorf("closing the gate: %v", err)
-	}
-	checkResult(t, sc, res)
 }
 
 // upstream parses the fixture server's URL for the proxy.
@@ -266,7 +275,7 @@ func upstream(t *testing.T, srv *fixtures.Server) *url.URL {
 // behaviour and decode into calls that all ended.
 func TestEffectClientThroughProxy(t *testing.T) {
 	node := requireNode(t)
-	srv, token := startFixture(t)
+	srv, token := startFixture(t, "json")
 	ctx := t.Context()
 
 	path := filepath.Join(t.TempDir(), "interop.zst")

@@ -208,7 +208,7 @@ const main = async () => {
   const layer = RpcClient.layerProtocolSocket().pipe(
     Layer.provide(Socket.layerWebSocket(url)),
     Layer.provide(NodeWS.layerWebSocketConstructor),
-    Layer.provide(RpcSerialization.layerJson),
+    Layer.provide(process.env.WIREPROOF_SERIALIZATION === "ndjson" ? RpcSerialization.layerNdjson : RpcSerialization.layerJson),
   );
   return Effect.runPromise(program(session).pipe(Effect.scoped, Effect.provide(layer)));
 };
