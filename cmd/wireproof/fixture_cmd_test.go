@@ -209,6 +209,7 @@ func TestFixtureUsageErrors(t *testing.T) {
 		{"bootstrap not json", []string{"fixture", "start", "--bootstrap-fd", "3"}, true, `nope`, exitUsage, "is not a JSON object"},
 		{"bootstrap without home", []string{"fixture", "start", "--bootstrap-fd", "3"}, true, `{"desktopBootstrapToken":"x"}`, exitUsage, "needs t3Home and desktopBootstrapToken"},
 		{"no subcommand", []string{"fixture"}, false, "", exitUsage, "start or faults"},
+		{"bad serialization", []string{"fixture", "start", "--bootstrap-fd", "3", "--serialization", "xml"}, true, `{}`, exitUsage, `"xml"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
