@@ -61,7 +61,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%s-%d", opts.Scenario, opts.Iteration)
+	name := runName(opts.Scenario, opts.Iteration)
+	if err := checkFree(opts.OutDir, name); err != nil {
+		return nil, err
+	}
 	res := &Result{
 		Scenario:    opts.Scenario,
 		Iteration:   opts.Iteration,
@@ -173,6 +176,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Verdict, res.Status, res.Interrupted = verdict, verdict.Status, interrupted
 	return res, nil
+}
+
+// runName names a run's files in the output directory.
+func runName(scenario string, iteration int) string {
+	return fmt.Sprintf("%s-%d", scenario, iteration)
+}
+
+// checkFree refuses an output directory that already holds the run's bundle:
+// a bundle is evidence and is never overwritten.
+func checkFree(dir, name string) error {
+	if _, err := os.Stat(filepath.Join(dir, name+".zst")); err == nil {
+		return &OptionError{"--out", dir, "it already holds " + name + ".zst, and a bundle is never overwritten: choose another directory"}
+	}
+	return nil
 }
 
 // serverArgs are the arguments the server is started with.

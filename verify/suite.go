@@ -63,11 +63,18 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	scenarios := Scenarios
 	if opts.Scenario != "all" {
 		scenarios = []string{opts.Scenario}
 	}
+	for it := 1; it <= opts.Repeat; it++ {
+		for _, sc := range scenarios {
+			if err := checkFree(opts.OutDir, runName(sc, it)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	res := &SuiteResult{OutDir: opts.OutDir, Results: filepath.Join(opts.OutDir, "results.json")}
 	for it := 1; it <= opts.Repeat; it++ {
 		for _, sc := range scenarios {
@@ -116,7 +123,7 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 	cmd.WaitDelay = StopGrace + 20*time.Second
 	err := cmd.Run()
 	entry := SuiteEntry{Iteration: iteration, Scenario: scenario}
-	name := fmt.Sprintf("%s-%d", scenario, iteration)
+	name := runName(scenario, iteration)
 	if b := filepath.Join(opts.OutDir, name+".zst"); fileExists(b) {
 		entry.Bundle = b
 	}

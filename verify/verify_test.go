@@ -393,6 +393,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"verify", "--repeat", "0"},
 		{"verify", "--no-such-flag"},
 		{"verify", "--fault", "no-such-fault"},
+		{"verify", "--scenario", "idle", "--out", "testdata/used-out"},
+		{"verify", "--out", "testdata/used-out"},
 		{"verify", "--serialization", "cbor"},
 	} {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
