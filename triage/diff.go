@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -116,7 +117,12 @@ type BundleError struct {
 	Err  error
 }
 
-func (e *BundleError) Error() string { return fmt.Sprintf("read bundle %s: %v", e.Path, e.Err) }
+func (e *BundleError) Error() string {
+	if strings.Contains(e.Err.Error(), e.Path) { // the bundle package names it already
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("read bundle %s: %v", e.Path, e.Err)
+}
 func (e *BundleError) Unwrap() error { return e.Err }
 
 // Diff compares the runs recorded in the bundles at a and b: their headers,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,7 +80,10 @@ func loadTimeline(ctx context.Context, path string) (*triage.Timeline, error) {
 	case ctx.Err() != nil:
 		return nil, interruptedError{err}
 	default:
-		return nil, unreadableError{fmt.Errorf("bundle %s: %w", path, err)}
+		if !strings.Contains(err.Error(), path) { // the bundle package names it already
+			err = fmt.Errorf("bundle %s: %w", path, err)
+		}
+		return nil, unreadableError{err}
 	}
 }
 
