@@ -213,7 +213,7 @@ func fromJSONRPC(w *wireMessage) (Message, error) {
 		var e struct {
 			Data json.RawMessage `json:"data"`
 		}
-		cause := w.Error
+		var cause json.RawMessage
 		if json.Unmarshal(w.Error, &e) == nil && len(e.Data) > 0 && e.Data[0] == '[' {
 			cause = e.Data
 		} else {
