@@ -94,7 +94,8 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Open opens the bundle at path and reads its header.
+// Open opens the bundle at path and reads its header. Its errors, and those of
+// the Reader it returns, name the file, so callers need not wrap them.
 func Open(path string, opts *ReaderOptions) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -76,17 +76,14 @@ func ReplayFile(ctx context.Context, path string, opts *Options) (*Result, error
 	e := NewEngine(opts.Engine)
 	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !e.needsBody(k) }})
 	if err != nil {
-		return nil, fmt.Errorf("replay %s: %w", path, err)
+		return nil, err // the bundle package's errors name the file
 	}
 	defer r.Close()
 	res, err := replayReader(ctx, e, r)
 	if res != nil {
 		res.Path = path
 	}
-	if err != nil {
-		return res, fmt.Errorf("replay %s: %w", path, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // Replay replays a bundle from an open Reader (see ReplayFile).

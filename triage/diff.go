@@ -3,11 +3,9 @@ package triage
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -117,12 +115,9 @@ type BundleError struct {
 	Err  error
 }
 
-func (e *BundleError) Error() string {
-	if strings.Contains(e.Err.Error(), e.Path) { // the bundle package names it already
-		return e.Err.Error()
-	}
-	return fmt.Sprintf("read bundle %s: %v", e.Path, e.Err)
-}
+// Error is the reading error, which names the file (the bundle package's
+// errors all do).
+func (e *BundleError) Error() string { return e.Err.Error() }
 func (e *BundleError) Unwrap() error { return e.Err }
 
 // Diff compares the runs recorded in the bundles at a and b: their headers,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -80,10 +79,7 @@ func loadTimeline(ctx context.Context, path string) (*triage.Timeline, error) {
 	case ctx.Err() != nil:
 		return nil, interruptedError{err}
 	default:
-		if !strings.Contains(err.Error(), path) { // the bundle package names it already
-			err = fmt.Errorf("bundle %s: %w", path, err)
-		}
-		return nil, unreadableError{err}
+		return nil, unreadableError{err} // the bundle package's errors name the file
 	}
 }
 

@@ -198,7 +198,7 @@ func collectBundles(args []string) ([]bundleRef, error) {
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		if err != nil {
-			return nil, unreadableError{fmt.Errorf("bundle %s: %w", arg, err)}
+			return nil, unreadableError{err} // names the file
 		}
 		if !info.IsDir() {
 			refs = append(refs, bundleRef{Path: arg, Rel: filepath.Base(arg)})
