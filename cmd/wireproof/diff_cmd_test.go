@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,14 +49,7 @@ func TestDiffCommand(t *testing.T) {
 			cmd.Dir = filepath.Join("..", "..", "triage")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitStatus(t, cmd.Run())
 			if code != tt.wantCode {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,12 +225,7 @@ func TestFixtureUsageErrors(t *testing.T) {
 			}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			err := cmd.Run()
-			var ee *exec.ExitError
-			code := 0
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			}
+			code := exitStatus(t, cmd.Run())
 			if code != c.code || !strings.Contains(stderr.String(), c.message) {
 				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr.String(), c.code, c.message)
 			}

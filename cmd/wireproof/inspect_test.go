@@ -147,19 +147,7 @@ func TestInspectJSONRoundTrip(t *testing.T) {
 	if err != nil || stderr != "" {
 		t.Fatalf("inspect --json: %v, stderr %q", err, stderr)
 	}
-	compressed, err := os.ReadFile(smallBundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	plain, err := dec.DecodeAll(compressed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := decompressFile(t, smallBundle)
 	if diff := cmp.Diff(string(plain), out); diff != "" {
 		t.Errorf("inspect --json is not the decompressed bundle (-want +got):\n%s", diff)
 	}
@@ -328,14 +316,7 @@ func TestInspectBinary(t *testing.T) {
 			cmd := exec.Command(wireproofBin, tc.args...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitStatus(t, cmd.Run())
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
@@ -371,7 +352,23 @@ func TestInspectStopsOnInterrupt(t *testing.T) {
 // truncated.
 func writeGapBundle(t *testing.T, path string) {
 	t.Helper()
-	compressed, err := os.ReadFile(smallBundle)
+	plain := decompressFile(t, smallBundle)
+	lines := strings.SplitAfter(string(plain), "\n")
+	lines = append(lines[:2], lines[3:]...)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	if err := os.WriteFile(path, enc.EncodeAll([]byte(strings.Join(lines, "")), nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// decompressFile returns the NDJSON inside the bundle at path.
+func decompressFile(t *testing.T, path string) []byte {
+	t.Helper()
+	compressed, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,14 +381,5 @@ func writeGapBundle(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitAfter(string(plain), "\n")
-	lines = append(lines[:2], lines[3:]...)
-	enc, err := zstd.NewWriter(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer enc.Close()
-	if err := os.WriteFile(path, enc.EncodeAll([]byte(strings.Join(lines, "")), nil), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return plain
 }

@@ -52,6 +52,8 @@ func recordedEvents(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 	return c.Header, c.Events
 }
 
+// exitStatus is the exit status of a finished wireproof child process; an
+// error that is not an exit status (it could not run) fails the test.
 func exitStatus(t *testing.T, err error) int {
 	t.Helper()
 	var ee *exec.ExitError
