@@ -185,6 +185,17 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	return nil
 }
 
+// FeedHeader feeds a bundle's header as its first event (seq 0). Replay feeds
+// the header the Reader read; the live driver feeds the one it wrote, so the
+// engine starts from the same facts (the manifest's scenario) on both paths.
+func (e *Engine) FeedHeader(h bundle.Header) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	return e.Feed(&bundle.Event{Seq: 0, Kind: bundle.KindHeader, Body: bundle.Text(b)})
+}
+
 // Events is the number of events fed.
 func (e *Engine) Events() uint64 { return e.events }
 

@@ -289,3 +289,35 @@ func TestPlainRecordingSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveHeaderAndWaitFor: a Live fed the header knows the scenario before
+// the run mark, as replay does from the file, and WaitFor returns once the
+// recorder's goroutine has fed the awaited event.
+func TestLiveHeaderAndWaitFor(t *testing.T) {
+	l := replay.NewLive(nil)
+	if err := l.Header(bundle.Header{Format: bundle.FormatVersion, Manifest: bundle.Manifest{Scenario: "idle"}}); err != nil {
+		t.Fatal(err)
+	}
+	evs := []bundle.Event{
+		{Seq: 1, T: 1, Kind: bundle.KindProcStart, Conn: "server"},
+		{Seq: 2, T: 2, Kind: bundle.KindProcExit, Conn: "server", Code: 4},
+	}
+	go func() {
+		for i := range evs {
+			l.Event(&evs[i])
+		}
+	}()
+	if err := l.WaitFor(2); err != nil {
+		t.Fatal(err)
+	}
+	v := l.Verdict()
+	if v.Scenario != "idle" || v.Failure == nil || v.Failure.Check != assert.CheckServerAlive || v.Failure.Seq != 2 {
+		t.Errorf("verdict %+v (failure %+v), want idle failing server-alive at seq 2", v, v.Failure)
+	}
+	if err := l.Event(&bundle.Event{Seq: 9, Kind: bundle.KindMark}); err == nil {
+		t.Error("a seq gap was accepted")
+	}
+	if err := l.WaitFor(100); err == nil {
+		t.Error("WaitFor on a broken engine returned no error")
+	}
+}

@@ -96,11 +96,7 @@ func Replay(ctx context.Context, r *bundle.Reader, opts *Options) (*Result, erro
 
 func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, error) {
 	res := &Result{Header: r.Header(), Scenario: r.Header().Manifest.Scenario}
-	hdr, err := json.Marshal(res.Header)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.Feed(&bundle.Event{Seq: 0, Kind: bundle.KindHeader, Body: bundle.Text(hdr)}); err != nil {
+	if err := e.FeedHeader(res.Header); err != nil {
 		return nil, err
 	}
 	res.Bytes = int64(len(r.Line())) + 1

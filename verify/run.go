@@ -132,11 +132,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("creating the bundle: %w", err)
 	}
 	rec := record.New(w, &record.Options{Redact: []string{bootstrapToken}})
-	j := newJudge()
-	rec.Subscribe("checks", j)
+	// The checks run live on the recorder's events through replay's engine,
+	// fed the header first as replay feeds it.
+	live := replay.NewLive(nil)
+	if err := live.Header(header); err != nil {
+		rec.Close()
+		return nil, err
+	}
+	rec.Subscribe("checks", live)
 
 	r := &run{
-		opts: opts, rec: rec, judge: j, argv: argv, bootstrap: bootstrapJSON,
+		opts: opts, rec: rec, live: live, argv: argv, bootstrap: bootstrapJSON,
 		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
 		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
 		writer: w,
@@ -158,12 +164,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	// The verdict covers every event up to this mark, live and in replay.
 	seq := r.mark(replay.MarkPhase, map[string]string{"phase": replay.PhaseDone})
-	j.waitFor(seq)
-	verdict, verr := j.verdict()
-	if verr != nil {
+	if err := live.WaitFor(seq); err != nil {
 		rec.Close()
-		return nil, verr
+		return nil, fmt.Errorf("the live checks broke, so there is no verdict to trust: %w", err)
 	}
+	verdict := live.Verdict()
 	vb, _ := json.Marshal(verdict)
 	r.emit(&bundle.Event{Kind: bundle.KindVerdict, Body: bundle.Text(vb)})
 	res.Events = w.Count()
@@ -218,7 +223,7 @@ type run struct {
 	opts           Options
 	rec            *record.Recorder
 	writer         *bundle.Writer
-	judge          *judge
+	live           *replay.Live // the checks, fed by the recorder
 	argv           []string
 	bootstrap      []byte
 	bootstrapToken string

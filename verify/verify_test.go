@@ -542,3 +542,18 @@ func TestKeepWorkspace(t *testing.T) {
 		t.Errorf("the project was not kept: %v", err)
 	}
 }
+
+// A server that exits before its ready line fails server-alive, and says it
+// never became ready.
+func TestServerDiesBeforeReady(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: "sh -c 'echo starting; exit 4'"})
+	f := res.Verdict.Failure
+	if f == nil || f.Check != assert.CheckServerAlive {
+		t.Fatalf("failure %+v, want %s", f, assert.CheckServerAlive)
+	}
+	for _, want := range []string{"exit code 4", "before it became ready"} {
+		if !strings.Contains(f.Seen, want) {
+			t.Errorf("seen %q does not say %q", f.Seen, want)
+		}
+	}
+}

@@ -79,14 +79,13 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 		case err := <-streamErr:
 			stop()
 			if r.serverDied() {
-				r.judge.waitFor(r.lastSeq())
+				r.live.WaitFor(r.lastSeq())
 				return outcomeDecided
 			}
 			seq := r.mark(replay.MarkDriverError, map[string]string{"step": "stream", "error": trimError(err)})
-			r.judge.waitFor(seq)
+			r.live.WaitFor(seq)
 			return outcomeDecided
-		case <-r.judge.updates:
-			st := r.judge.Status()
+		case st := <-r.live.Updates():
 			p.observe(st)
 			switch st.Phase {
 			case enginePassed, engineFailed:
@@ -114,11 +113,11 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 func (r *run) cutShort(ctx context.Context) outcome {
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 		seq := r.mark(replay.MarkDeadline, map[string]float64{"timeoutSeconds": r.opts.Timeout.Seconds()})
-		r.judge.waitFor(seq)
+		r.live.WaitFor(seq)
 		return outcomeDecided
 	}
 	seq := r.mark(replay.MarkInterrupted, map[string]string{"phase": "running"})
-	r.judge.waitFor(seq)
+	r.live.WaitFor(seq)
 	return outcomeInterrupted
 }
 
