@@ -321,3 +321,37 @@ func TestLiveHeaderAndWaitFor(t *testing.T) {
 		t.Error("WaitFor on a broken engine returned no error")
 	}
 }
+
+// TestClientInterruptWaitsForTheDriversMark: when the driver stops watching
+// (interrupted, out of time) it interrupts its subscription, and the server's
+// answer may be recorded before the driver's mark. The mark decides the run.
+func TestClientInterruptWaitsForTheDriversMark(t *testing.T) {
+	run, _ := json.Marshal(replay.RunInfo{Scenario: "idle", ThreadID: "th", Secret: "RESULT_1", GateURL: "http://127.0.0.1:1/g"})
+	h, _ := json.Marshal(bundle.Header{Format: bundle.FormatVersion, Manifest: bundle.Manifest{Scenario: "idle"}})
+	msg := func(dir bundle.Dir, s string) bundle.Event {
+		return bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text([]byte(s))}
+	}
+	evs := []bundle.Event{
+		{Kind: bundle.KindHeader, Body: bundle.Text(h)},
+		{Kind: bundle.KindMark, Name: replay.MarkRun, Body: bundle.Text(run)},
+		{Kind: bundle.KindWSOpen, Conn: "ws1", URL: "/ws?orchestrationProtocol=2"},
+		msg(bundle.DirClientToServer, `{"_tag":"Request","id":1,"tag":"orchestration.subscribeThread","payload":{"threadId":"th"},"headers":[]}`),
+		msg(bundle.DirClientToServer, `{"_tag":"Interrupt","requestId":1}`),
+		msg(bundle.DirServerToClient, `{"_tag":"Exit","requestId":1,"exit":{"_tag":"Failure","cause":[{"_tag":"Interrupt","fiberId":3}]}}`),
+		{Kind: bundle.KindMark, Name: replay.MarkInterrupted, Body: bundle.Text([]byte(`{}`))},
+	}
+	for i := range evs {
+		evs[i].Seq, evs[i].T = uint64(i), int64(i)
+	}
+	e := replay.NewEngine(nil)
+	feedAll(t, e, evs)
+	if f := e.Verdict().Failure; f == nil || f.Check != assert.CheckInterrupted || f.Seq != 6 {
+		t.Errorf("failure %+v, want %s at seq 6", f, assert.CheckInterrupted)
+	}
+	// Without a mark, the interrupted subscription decides at the end.
+	e = replay.NewEngine(nil)
+	feedAll(t, e, evs[:6])
+	if f := e.Verdict().Failure; f == nil || f.Check != assert.CheckStreamDelivered || f.Seq != 5 {
+		t.Errorf("failure %+v, want %s at seq 5", f, assert.CheckStreamDelivered)
+	}
+}

@@ -141,11 +141,13 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 //
 // A call cut off with an unknown outcome (the socket dropped) is not judged at
 // once: a server that dies drops its sockets before its exit is recorded, and
-// the exit is the better reason. The cut is kept and decides the run only if
-// nothing else does first: at the driver's driver-error mark or at the end of
-// the bundle.
+// the exit is the better reason. Nor is a call the client interrupted: the
+// driver stops watching when it is interrupted or out of time, and its mark
+// (interrupted, deadline) may be recorded after the server's answer to the
+// Interrupt. The cut is kept and decides the run only if nothing else does
+// first: at the driver's driver-error mark or at the end of the bundle.
 func (e *Engine) callEnded(call *Call, at *bundle.Event) {
-	if call.Outcome == OutcomeUnknown && e.pendingCut == nil {
+	if (call.Outcome == OutcomeUnknown || call.Interrupted) && e.pendingCut == nil {
 		e.judgeCall(call, at)
 		if e.phase == PhaseFailed {
 			e.pendingCut, e.phase, e.failure = e.failure, e.pendingPhase, nil
