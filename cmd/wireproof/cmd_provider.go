@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/provider/claude"
+)
+
+var cmdProvider = &cobra.Command{
+	Use:   "provider",
+	Short: "Scripted provider processes that stand in for a model provider's CLI",
+	Long: `provider runs a scripted stand-in for the executable an orchestration server
+starts per provider session, so a real server (or the embedded fixture server)
+can be verified end to end without provider credentials.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return usageError{errors.New("provider needs a subcommand: claude")}
+	},
+}
+
+var cmdProviderClaude = &cobra.Command{
+	Use:   "claude [ARGS...]",
+	Short: "Play the Claude CLI: stream-json on stdin/stdout, MCP client of --mcp-config",
+	Long: `claude behaves as the Claude CLI does for an orchestration server: it answers
+--version, speaks stream-json on stdin and stdout (initialize and other control
+requests, system/init, assistant text and tool_use, user tool_result, result),
+calls the server's tools over MCP (--mcp-config, Streamable HTTP), and plays the
+live verifier's scenarios from the prompts it is given. Arguments it does not
+know are ignored and named on stderr. It ends on stdin's EOF or SIGTERM.
+
+Environment: WIREPROOF_PROVIDER_TAP (stream argv and stdio lines to a recorder),
+WIREPROOF_PROVIDER_MCP_PROXY and WIREPROOF_PROVIDER_MCP_UPSTREAM (send MCP
+requests through a recording proxy), WIREPROOF_PROVIDER_FAULT (a provider fault
+mode: ` + joinFaults() + `).`,
+	Example: `  wireproof provider claude --version
+  wireproof provider claude --output-format stream-json --input-format stream-json --verbose \
+    --mcp-config '{"mcpServers":{"t3-code":{"type":"http","url":"http://127.0.0.1:3773/mcp"}}}'`,
+	DisableFlagParsing: true,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return runProviderClaude(cmd.Context(), args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	},
+}
+
+func init() {
+	cmdProvider.AddCommand(cmdProviderClaude)
+	cmdRoot.AddCommand(cmdProvider)
+}
+
+func joinFaults() string {
+	s := ""
+	for i, f := range claude.Faults {
+		if i > 0 {
+			s += ", "
+		}
+		s += f
+	}
+	return s
+}
+
+// runProviderClaude runs the scripted Claude CLI. A bad --mcp-config is a
+// usage error; the crash fault exits 1 as a crashed CLI does.
+func runProviderClaude(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) error {
+	err := claude.Run(ctx, args, &claude.Options{Stdin: in, Stdout: out, Stderr: errw})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, claude.ErrCrashed):
+		return exitStatusError{1}
+	default:
+		return usageError{err}
+	}
+}
