@@ -1,9 +1,9 @@
 package triage
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/wireproof/wireproof/internal/scrub"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -49,22 +49,9 @@ type MessageState struct {
 	Text string `json:"text"`
 }
 
-// storyUUID matches the ids T3 hands out.
-var storyUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-
-// storyLoopback matches a loopback address with its port: the gate and the
-// server listen on a port chosen per run, so the port is an id too.
-var storyLoopback = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):[0-9]+`)
-
 // storyScrub replaces the secret by <SECRET>, uuids by <ID> and loopback
 // ports by <PORT> in s.
-func storyScrub(s, secret string) string {
-	if secret != "" {
-		s = strings.ReplaceAll(s, secret, "<SECRET>")
-	}
-	s = storyUUID.ReplaceAllString(s, "<ID>")
-	return storyLoopback.ReplaceAllString(s, "$1:<PORT>")
-}
+func storyScrub(s, secret string) string { return scrub.Text(s, secret) }
 
 // NormalizeProjection returns the StoryState of p for a run whose secret is secret
 // (empty when unknown: results then count as without-secret). It copies what
