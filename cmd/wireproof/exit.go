@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -12,7 +13,10 @@ const (
 	exitCheckFailed = 1
 	exitUsage       = 2
 	exitUnreadable  = 3
-	exitInterrupted = 130
+	// exitPlaybackMissed: playback --strict served a request that matched
+	// nothing recorded, or a recorded request was never played.
+	exitPlaybackMissed = 4
+	exitInterrupted    = 130
 )
 
 // usageError is a bad flag, argument or flag value.
@@ -39,6 +43,14 @@ type interruptedError struct{ err error }
 func (e interruptedError) Error() string { return "interrupted" }
 func (e interruptedError) Unwrap() error { return e.err }
 
+// playbackMissedError is playback --strict ending with misses or recorded
+// requests never played. The report has been printed.
+type playbackMissedError struct{ misses, unplayed int }
+
+func (e playbackMissedError) Error() string {
+	return fmt.Sprintf("playback --strict: %d missed, %d never played", e.misses, e.unplayed)
+}
+
 // exitStatusError passes a child's exit status through (record -- CMD).
 type exitStatusError struct{ code int }
 
@@ -54,6 +66,7 @@ func exitCode(err error, interrupted bool) int {
 		failed checkFailedError
 		intr   interruptedError
 		status exitStatusError
+		missed playbackMissedError
 	)
 	switch {
 	case errors.As(err, &intr):
@@ -66,6 +79,8 @@ func exitCode(err error, interrupted bool) int {
 		return exitUnreadable
 	case errors.As(err, &failed):
 		return exitCheckFailed
+	case errors.As(err, &missed):
+		return exitPlaybackMissed
 	case interrupted:
 		return exitInterrupted
 	}

@@ -1,0 +1,110 @@
+package playback
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// hopHeaders are meaningful for one connection only and are not replayed;
+// Content-Length is left to the server, since replies carry the client's ids.
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length",
+}
+
+func headerHasToken(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWebSocketUpgrade(r *http.Request) bool {
+	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
+}
+
+func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.isClosed() {
+		http.Error(w, "wireproof playback is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.opts.MaxBody))
+	if err != nil {
+		http.Error(w, "wireproof playback: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	arrived := time.Now()
+	live := newRequest(r.Method, r.URL, body, r.Header.Get("Content-Type"))
+	summary := r.Method + " " + r.URL.RequestURI()
+
+	p.ids.mu.Lock()
+	i, repeated := p.pick(p.httpReqs, p.httpPlayed, &live, nil)
+	var miss Miss
+	if i < 0 {
+		miss = p.closest("http exchange", p.httpReqs, p.httpPlayed, func(i int) (uint64, string) {
+			x := p.rec.Exchanges[i]
+			return x.Seq, x.Method + " " + x.URL.RequestURI()
+		}, &live, summary)
+	}
+	p.ids.mu.Unlock()
+
+	if i < 0 {
+		p.addMiss(miss)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Wireproof-Playback", "miss")
+		w.WriteHeader(http.StatusNotFound)
+		json.NewEncoder(w).Encode(struct {
+			Error string `json:"error"`
+			Miss  Miss   `json:"miss"`
+		}{miss.String(), miss})
+		return
+	}
+	p.played(repeated)
+	p.respond(w, r, p.rec.Exchanges[i], arrived)
+}
+
+// respond plays a recorded response: its status and headers after the
+// recorded latency, then its body chunk by chunk with the recorded gaps, ids
+// mapped to the client's.
+func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, arrived time.Time) {
+	ctx := r.Context()
+	if x.Status == 0 {
+		http.Error(w, "wireproof playback: the recorded upstream did not answer: "+x.Err, http.StatusBadGateway)
+		return
+	}
+	h := w.Header()
+	for k, vs := range x.RespHeader {
+		for _, v := range vs {
+			h.Add(k, p.ids.applyString(v))
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	t := p.opts.Timing
+	if t.wait(ctx, arrived, x.RespT-x.ReqT) != nil {
+		return
+	}
+	w.WriteHeader(x.Status)
+	rc := http.NewResponseController(w)
+	prevT, prevWall := x.RespT, time.Now()
+	for i, c := range x.Chunks {
+		if i > 0 || len(x.Chunks) > 1 {
+			if t.wait(ctx, prevWall, c.T-prevT) != nil {
+				return
+			}
+		}
+		if _, err := w.Write(p.ids.apply(c.Data)); err != nil {
+			return
+		}
+		rc.Flush()
+		prevT, prevWall = c.T, time.Now()
+	}
+}

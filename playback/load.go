@@ -1,0 +1,147 @@
+package playback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// Recording is the server side of a bundle, as playback serves it.
+type Recording struct {
+	Header    bundle.Header
+	Exchanges []*Exchange // in the order their requests were recorded
+	Conns     []*Conn     // in the order they were opened
+}
+
+// Exchange is one recorded HTTP exchange.
+type Exchange struct {
+	ID     string // the bundle's conn id, "h3"
+	Seq    uint64 // of the request
+	Method string
+	URL    *url.URL // path and query as the client sent them
+	Header http.Header
+	Body   []byte
+	ReqT   int64 // when the request (its last body chunk) was seen, ns
+
+	Status     int // 0: the upstream never answered
+	RespHeader http.Header
+	RespT      int64
+	Chunks     []Chunk
+	Truncated  bool   // the recorded response body stopped at the body cap
+	Err        string // why the exchange ended early, if it did
+}
+
+// Chunk is one piece of a response body as it arrived.
+type Chunk struct {
+	T    int64
+	Data []byte
+}
+
+// Conn is one recorded WebSocket connection.
+type Conn struct {
+	ID          string // "ws2"
+	Seq         uint64
+	T           int64
+	URL         *url.URL
+	Header      http.Header
+	Subprotocol string
+	Frames      []Frame
+	CloseCode   int // the server's close status, 0 if the client closed first
+	CloseReason string
+}
+
+// Frame is one recorded WebSocket message.
+type Frame struct {
+	T      int64
+	Dir    bundle.Dir
+	Binary bool
+	Data   []byte
+}
+
+// Load reads the bundle at path.
+func Load(ctx context.Context, path string) (*Recording, error) {
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return Read(ctx, r)
+}
+
+// Read reads a Recording from r. A bundle cut short (a crash) is read up to
+// where it ends: exchanges and connections still open are served as far as
+// they were recorded.
+func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
+	rec := &Recording{Header: r.Header()}
+	xs := map[string]*Exchange{}
+	conns := map[string]*Conn{}
+	var ev bundle.Event
+	for n := 0; ; n++ {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Kind {
+		case bundle.KindHTTPRequest:
+			u, err := url.ParseRequestURI(ev.URL)
+			if err != nil {
+				return nil, fmt.Errorf("seq %d: request URL %q: %w", ev.Seq, ev.URL, err)
+			}
+			x := &Exchange{ID: ev.Conn, Seq: ev.Seq, Method: ev.Method, URL: u, Header: ev.Header.Clone(), ReqT: ev.T}
+			xs[ev.Conn] = x
+			rec.Exchanges = append(rec.Exchanges, x)
+		case bundle.KindHTTPBody:
+			x := xs[ev.Conn]
+			if x == nil {
+				continue
+			}
+			if ev.Dir == bundle.DirClientToServer {
+				x.Body = append(x.Body, ev.Body.Data...)
+				x.ReqT = ev.T
+			} else {
+				x.Chunks = append(x.Chunks, Chunk{T: ev.T, Data: slices.Clone(ev.Body.Data)})
+			}
+		case bundle.KindHTTPResponse:
+			if x := xs[ev.Conn]; x != nil {
+				x.Status, x.RespHeader, x.RespT = ev.Status, ev.Header.Clone(), ev.T
+			}
+		case bundle.KindHTTPEnd:
+			if x := xs[ev.Conn]; x != nil {
+				x.Truncated, x.Err = ev.Truncated, ev.Err
+				delete(xs, ev.Conn)
+			}
+		case bundle.KindWSOpen:
+			u, err := url.ParseRequestURI(ev.URL)
+			if err != nil {
+				return nil, fmt.Errorf("seq %d: WebSocket URL %q: %w", ev.Seq, ev.URL, err)
+			}
+			c := &Conn{ID: ev.Conn, Seq: ev.Seq, T: ev.T, URL: u, Header: ev.Header.Clone(), Subprotocol: ev.Name}
+			conns[ev.Conn] = c
+			rec.Conns = append(rec.Conns, c)
+		case bundle.KindWSMessage:
+			if c := conns[ev.Conn]; c != nil {
+				c.Frames = append(c.Frames, Frame{T: ev.T, Dir: ev.Dir, Binary: ev.Type == bundle.TypeBinary, Data: slices.Clone(ev.Body.Data)})
+			}
+		case bundle.KindWSClose:
+			if c := conns[ev.Conn]; c != nil {
+				if ev.Dir == bundle.DirServerToClient {
+					c.CloseCode, c.CloseReason = ev.Code, ev.Reason
+				}
+				delete(conns, ev.Conn)
+			}
+		}
+	}
+	return rec, nil
+}

@@ -1,0 +1,176 @@
+package playback
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// clientMessage handles one client message on an RPC connection: a Request
+// is matched and played, an Ack paces its stream, an Interrupt ends it as
+// recorded, a Ping is answered. raw is nil for a binary frame.
+func (s *session) clientMessage(now time.Time, raw []byte) {
+	s.mu.Lock()
+	s.clientN++
+	s.clientAt = append(s.clientAt, now)
+	s.signal()
+	s.mu.Unlock()
+	if raw == nil {
+		return
+	}
+	m, err := replay.DecodeMessage(raw)
+	if err != nil {
+		return // a notification, or not RPC: nothing to answer
+	}
+	switch m.Tag {
+	case t3.TagRequest:
+		var env envelope
+		json.Unmarshal(raw, &env)
+		s.request(now, m, env.ID)
+	case t3.TagAck, t3.TagInterrupt:
+		s.mu.Lock()
+		if lc := s.calls[m.ID]; lc != nil {
+			if m.Tag == t3.TagAck {
+				lc.acks = append(lc.acks, now)
+			} else if !lc.interrupted {
+				lc.interrupted, lc.interruptAt = true, now
+			}
+			s.signal()
+		}
+		s.mu.Unlock()
+	case t3.TagPing:
+		if s.sc.proto == protoJSONRPC {
+			s.send([]byte(`{"jsonrpc":"2.0","method":"@effect/rpc/Pong"}`))
+		} else {
+			s.send([]byte(`{"_tag":"Pong"}`))
+		}
+	}
+}
+
+// request matches a client Request to a recorded call and plays its
+// replies, or answers it with the miss.
+func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
+	live := rpcRequest(m.Method, m.Payload)
+	summary := m.Method + " " + oneLine(string(m.Payload), 200)
+	sc := s.sc
+	p := s.p
+	p.ids.mu.Lock()
+	i, repeated := p.pick(sc.reqs, sc.played, &live, nil)
+	var miss Miss
+	if i < 0 {
+		miss = p.closest("rpc call", sc.reqs, sc.played, func(i int) (uint64, string) {
+			return sc.seqs[i], sc.conn.ID + " " + sc.calls[i].summary()
+		}, &live, summary)
+	}
+	p.ids.mu.Unlock()
+	if i < 0 {
+		p.addMiss(miss)
+		s.send(s.missReply(id, miss))
+		return
+	}
+	p.played(repeated)
+	lc := &liveCall{rec: sc.calls[i], id: id}
+	s.mu.Lock()
+	s.calls[m.ID] = lc
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.playCall(m.ID, lc, now)
+}
+
+// missReply is the error a missed request gets: a Die for Effect, an error
+// response for JSON-RPC.
+func (s *session) missReply(id json.RawMessage, miss Miss) []byte {
+	text := miss.String()
+	if s.sc.proto == protoJSONRPC {
+		b, _ := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   any             `json:"error"`
+		}{"2.0", id, struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    Miss   `json:"data"`
+		}{-32601, text, miss}})
+		return b
+	}
+	defect, _ := json.Marshal(text)
+	cause, _ := json.Marshal([]t3.CauseItem{{Tag: t3.CauseDie, Defect: defect}})
+	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagExit, RequestID: t3.RequestID(id), Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: cause}})
+	return b
+}
+
+// interruptExit is the answer to an Interrupt the recording has none for.
+func (s *session) interruptExit(id json.RawMessage) []byte {
+	cause, _ := json.Marshal([]t3.CauseItem{{Tag: t3.CauseInterrupt, FiberID: json.RawMessage("0")}})
+	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagExit, RequestID: t3.RequestID(id), Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: cause}})
+	return b
+}
+
+// rewrite gives a recorded reply the client's request id and ids.
+func (s *session) rewrite(raw []byte, id json.RawMessage) []byte {
+	key := "requestId"
+	if s.sc.proto == protoJSONRPC {
+		key = "id"
+	}
+	return s.p.ids.apply(replaceTopLevel(raw, key, id))
+}
+
+// playCall sends a call's recorded replies: each after the Acks recorded
+// before it have arrived, with its recorded gap from what enabled it. Once
+// the client interrupts, only what was recorded after the interrupt is sent
+// (or, if nothing was, an Exit that says interrupted).
+func (s *session) playCall(key string, lc *liveCall, start time.Time) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		if s.calls[key] == lc {
+			delete(s.calls, key)
+		}
+		s.mu.Unlock()
+	}()
+	t := s.p.opts.Timing
+	rec := lc.rec
+	prevT, prevWall := rec.T, start
+	for i := 0; i < len(rec.replies); i++ {
+		r := rec.replies[i]
+		need := r.Acks
+		if !s.waitFor(func() bool { return lc.interrupted || (!r.AfterInterrupt && len(lc.acks) >= need) }) {
+			return
+		}
+		s.mu.Lock()
+		interrupted, interruptAt := lc.interrupted, lc.interruptAt
+		var ackAt time.Time
+		if need > 0 && need <= len(lc.acks) {
+			ackAt = lc.acks[need-1]
+		}
+		s.mu.Unlock()
+		trigT, trigWall := prevT, prevWall
+		if interrupted && !r.AfterInterrupt {
+			// Skip to what the recording holds after its interrupt.
+			j := i
+			for j < len(rec.replies) && !rec.replies[j].AfterInterrupt {
+				j++
+			}
+			if j == len(rec.replies) {
+				s.send(s.interruptExit(lc.id))
+				return
+			}
+			i = j
+			r = rec.replies[i]
+			trigWall = interruptAt
+		} else if need > 0 && !ackAt.IsZero() {
+			if at := rec.ackTs[need-1]; at > trigT {
+				trigT, trigWall = at, ackAt
+			}
+		}
+		if t.wait(s.ctx, trigWall, r.T-trigT) != nil {
+			return
+		}
+		if s.send(s.rewrite(r.Raw, lc.id)) != nil {
+			return
+		}
+		prevT, prevWall = r.T, time.Now()
+	}
+}

@@ -1,0 +1,278 @@
+package playback
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// protocol is what a recorded WebSocket connection speaks.
+type protocol int
+
+const (
+	protoRaw     protocol = iota // anything else: played message by message
+	protoEffect                  // Effect RPC, json or ndjson serialization
+	protoJSONRPC                 // JSON-RPC 2.0
+)
+
+func (p protocol) String() string {
+	return [...]string{"messages", "Effect RPC", "JSON-RPC 2.0"}[p]
+}
+
+// wireMsg is one recorded message: an RPC message of a frame (a frame may
+// hold several: an array, or ndjson lines), or a whole frame of another
+// protocol.
+type wireMsg struct {
+	T      int64
+	Dir    bundle.Dir
+	Binary bool
+	Raw    []byte
+	Msg    replay.Message // decoded by replay's decoder
+	RPC    bool           // Msg is valid
+	ID     json.RawMessage
+}
+
+// script is a recorded connection prepared for playback.
+type script struct {
+	conn   *Conn
+	proto  protocol
+	ndjson bool
+	msgs   []wireMsg
+	calls  []*call   // RPC: recorded client requests, in order
+	reqs   []request // RPC: calls as matching sees them (method, payload)
+	loose  []*loose  // RPC: server messages not answering a call
+	played []bool    // parallel to calls
+	seqs   []uint64  // parallel to calls
+}
+
+// call is one recorded RPC call: the client's request and the server's
+// replies to it.
+type call struct {
+	seq     uint64 // the conn's open event: messages have no seq of their own
+	T       int64
+	method  string
+	payload json.RawMessage
+	replies []reply
+	ackTs   []int64 // when the client's Acks were recorded
+}
+
+func (c *call) summary() string {
+	return c.method + " " + oneLine(string(c.payload), 200)
+}
+
+// reply is one recorded server message answering a call.
+type reply struct {
+	T   int64
+	Raw []byte
+	// Acks is how many Acks the client had sent for the call before it: a
+	// stream's next chunk waits for the Ack of the one before.
+	Acks int
+	// AfterInterrupt: recorded after the client interrupted the call.
+	AfterInterrupt bool
+}
+
+// loose is a server message that answers no call (a Defect, a JSON-RPC
+// notification or request from the server), played after the client
+// message that preceded it.
+type loose struct {
+	T      int64
+	Raw    []byte
+	After  int   // client messages recorded before it
+	CauseT int64 // when the last of them was recorded (or the conn opened)
+}
+
+// envelope reads the keys playback rewrites.
+type envelope struct {
+	JSONRPC   string          `json:"jsonrpc"`
+	ID        json.RawMessage `json:"id"`
+	RequestID json.RawMessage `json:"requestId"`
+	Method    string          `json:"method"`
+}
+
+// splitFrame splits a frame into its messages: ndjson lines (buf holds a
+// line left open by the previous frame of the same direction), or the
+// elements of a JSON array, or the frame itself.
+func splitFrame(data []byte, ndjson bool, buf *[]byte) [][]byte {
+	if ndjson {
+		*buf = append(*buf, data...)
+		var out [][]byte
+		for {
+			i := bytes.IndexByte(*buf, '\n')
+			if i < 0 {
+				break
+			}
+			if line := bytes.TrimSpace((*buf)[:i]); len(line) > 0 {
+				out = append(out, bytes.Clone(line))
+			}
+			*buf = (*buf)[i+1:]
+		}
+		if len(*buf) == 0 {
+			*buf = nil
+		}
+		return out
+	}
+	b := bytes.TrimSpace(data)
+	if len(b) > 0 && b[0] == '[' {
+		var elems []json.RawMessage
+		if json.Unmarshal(b, &elems) == nil {
+			out := make([][]byte, len(elems))
+			for i, e := range elems {
+				out[i] = e
+			}
+			return out
+		}
+	}
+	return [][]byte{data}
+}
+
+// newScript decodes a recorded connection.
+func newScript(c *Conn) *script {
+	s := &script{conn: c}
+	for _, f := range c.Frames {
+		if !f.Binary && len(f.Data) > 0 && f.Data[len(f.Data)-1] == '\n' {
+			s.ndjson = true
+			break
+		}
+	}
+	var bufs [2][]byte
+	effect, jsonrpc := 0, 0
+	for _, f := range c.Frames {
+		if f.Binary {
+			s.msgs = append(s.msgs, wireMsg{T: f.T, Dir: f.Dir, Binary: true, Raw: f.Data})
+			continue
+		}
+		d := 0
+		if f.Dir == bundle.DirServerToClient {
+			d = 1
+		}
+		for _, raw := range splitFrame(f.Data, s.ndjson, &bufs[d]) {
+			w := wireMsg{T: f.T, Dir: f.Dir, Raw: raw}
+			var env envelope
+			if m, err := replay.DecodeMessage(raw); err == nil {
+				w.Msg, w.RPC = m, true
+				json.Unmarshal(raw, &env)
+				if env.JSONRPC != "" {
+					jsonrpc++
+					w.ID = env.ID
+				} else {
+					effect++
+					w.ID = env.ID
+					if len(env.RequestID) > 0 {
+						w.ID = env.RequestID
+					}
+				}
+			} else if json.Unmarshal(raw, &env) == nil && env.JSONRPC != "" {
+				// A JSON-RPC notification (no id): replay leaves it out.
+				jsonrpc++
+			}
+			s.msgs = append(s.msgs, w)
+		}
+	}
+	switch {
+	case jsonrpc > 0 && jsonrpc >= effect:
+		s.proto = protoJSONRPC
+	case effect > 0:
+		s.proto = protoEffect
+	}
+	if s.proto != protoRaw {
+		s.buildCalls()
+	}
+	return s
+}
+
+// buildCalls ties every server message to the call it answers.
+func (s *script) buildCalls() {
+	open := map[string]*call{}
+	interrupted := map[*call]bool{}
+	clientMsgs, causeT := 0, s.conn.T
+	for _, w := range s.msgs {
+		if w.Dir == bundle.DirClientToServer {
+			clientMsgs++
+			causeT = w.T
+			if !w.RPC {
+				continue
+			}
+			switch w.Msg.Tag {
+			case t3.TagRequest:
+				c := &call{seq: s.conn.Seq, T: w.T, method: w.Msg.Method, payload: w.Msg.Payload}
+				open[w.Msg.ID] = c
+				s.calls = append(s.calls, c)
+				s.reqs = append(s.reqs, rpcRequest(c.method, c.payload))
+			case t3.TagAck:
+				if c := open[w.Msg.ID]; c != nil {
+					c.ackTs = append(c.ackTs, w.T)
+				}
+			case t3.TagInterrupt:
+				if c := open[w.Msg.ID]; c != nil {
+					interrupted[c] = true
+				}
+			}
+			continue
+		}
+		if w.RPC {
+			switch w.Msg.Tag {
+			case t3.TagPong:
+				continue // Pings are answered live
+			case t3.TagChunk, t3.TagExit:
+				if c := open[w.Msg.ID]; c != nil {
+					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, Acks: len(c.ackTs), AfterInterrupt: interrupted[c]})
+					continue
+				}
+			}
+		}
+		s.loose = append(s.loose, &loose{T: w.T, Raw: w.Raw, After: clientMsgs, CauseT: causeT})
+	}
+	s.played = make([]bool, len(s.calls))
+	s.seqs = make([]uint64, len(s.calls))
+	for i, c := range s.calls {
+		s.seqs[i] = c.seq
+	}
+}
+
+// rpcRequest is an RPC call as matching sees it: the method in place of an
+// HTTP method, the payload as the body.
+func rpcRequest(method string, payload json.RawMessage) request {
+	r := request{Method: method}
+	if v, ok := decodeJSON(payload); ok {
+		r.Body = v
+	} else if len(bytes.TrimSpace(payload)) > 0 {
+		r.Body = string(payload)
+	}
+	return r
+}
+
+// replaceTopLevel returns raw (a JSON object) with the value of its
+// top-level key replaced by val, keeping the key order; raw unchanged if it
+// has no such key.
+func replaceTopLevel(raw []byte, key string, val []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return raw
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		start := int(dec.InputOffset())
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return raw
+		}
+		end := int(dec.InputOffset())
+		if k != key {
+			continue
+		}
+		for start < end && (raw[start] == ' ' || raw[start] == '\t' || raw[start] == '\n' || raw[start] == '\r' || raw[start] == ':') {
+			start++
+		}
+		out := make([]byte, 0, len(raw)-(end-start)+len(val))
+		out = append(out, raw[:start]...)
+		out = append(out, val...)
+		return append(out, raw[end:]...)
+	}
+	return raw
+}

@@ -1,0 +1,111 @@
+package playback
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sseGap is the gap between the events the SSE server sends.
+const sseGap = 80 * time.Millisecond
+
+const sseEvents = 5
+
+// sseServer sends sseEvents server-sent events sseGap apart.
+func sseServer() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for i := range sseEvents {
+			if i > 0 {
+				time.Sleep(sseGap)
+			}
+			fmt.Fprintf(w, "id: %d\ndata: {\"n\":%d}\n\n", i, i)
+			rc.Flush()
+		}
+	})
+}
+
+// readEvents reads the event stream at url and returns when each event's
+// data line arrived.
+func readEvents(t *testing.T, url string) []time.Time {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type %q, want text/event-stream", ct)
+	}
+	var at []time.Time
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "data: ") {
+			at = append(at, time.Now())
+		}
+	}
+	if len(at) != sseEvents {
+		t.Fatalf("%d events, want %d", len(at), sseEvents)
+	}
+	return at
+}
+
+func span(at []time.Time) time.Duration { return at[len(at)-1].Sub(at[0]) }
+
+// TestSSETiming plays an event stream with its recorded gaps, scaled, and at
+// once. The tolerance is a ratio of the played span to the recorded one,
+// measured in the same run: never a wall-clock limit.
+func TestSSETiming(t *testing.T) {
+	path := recordSession(t, sseServer(), func(base string) { readEvents(t, base+"/events") })
+	rec, err := Load(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Exchanges[0].Chunks); n != sseEvents {
+		t.Fatalf("recorded %d body chunks, want one per event (%d)", n, sseEvents)
+	}
+	recSpan := time.Duration(rec.Exchanges[0].Chunks[sseEvents-1].T - rec.Exchanges[0].Chunks[0].T)
+
+	for _, tc := range []struct {
+		timing   string
+		min, max float64 // bounds of played span / recorded span
+	}{
+		// Gaps are never shortened when kept; a loaded machine may stretch
+		// them, hence the generous upper bounds.
+		{"recorded", 0.95, 3},
+		{"x4", 0.2, 0.75},
+		{"fast", 0, 0.15},
+	} {
+		t.Run(tc.timing, func(t *testing.T) {
+			timing, err := ParseTiming(tc.timing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: timing}})
+			played := span(readEvents(t, srv.URL+"/events"))
+			ratio := float64(played) / float64(recSpan)
+			t.Logf("%s: played %v for a recorded %v (ratio %.2f)", tc.timing, played, recSpan, ratio)
+			if ratio < tc.min || ratio > tc.max {
+				t.Errorf("%s: played span / recorded span = %.2f, want within [%.2f, %.2f]", tc.timing, ratio, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+func TestParseTiming(t *testing.T) {
+	for in, want := range map[string]Timing{"recorded": {}, "": {}, "fast": {Fast: true}, "x2": {Speed: 2}, "x0.5": {Speed: 0.5}} {
+		got, err := ParseTiming(in)
+		if err != nil || got != want {
+			t.Errorf("ParseTiming(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"slow", "x0", "x-1", "2", "xfast"} {
+		if _, err := ParseTiming(in); err == nil {
+			t.Errorf("ParseTiming(%q) accepted", in)
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package playback
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// serveWebSocket matches an upgrade to a recorded connection by path (the
+// first unplayed one, preferring one whose query matches too) and plays it.
+func (p *Player) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	if p.isClosed() {
+		http.Error(w, "wireproof playback is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	live := newRequest(http.MethodGet, r.URL, nil, "")
+	pathOnly := live
+	pathOnly.Query = nil
+	summary := "GET " + r.URL.Path
+
+	p.ids.mu.Lock()
+	i, repeated := p.pick(p.wsReqs, p.wsPlayed, &live, nil)
+	if i < 0 {
+		// The query differs (a ticket, a version): the path decides.
+		recs := make([]request, len(p.wsReqs))
+		for k, q := range p.wsReqs {
+			q.Query = nil
+			recs[k] = q
+		}
+		i, repeated = p.pick(recs, p.wsPlayed, &pathOnly, nil)
+	}
+	var miss Miss
+	var sc *script
+	if i < 0 {
+		miss = p.closest("websocket connection", p.wsReqs, p.wsPlayed, func(i int) (uint64, string) {
+			c := p.rec.Conns[i]
+			return c.Seq, "GET " + c.URL.Path
+		}, &live, summary)
+	} else {
+		if p.scripts[i] == nil || repeated {
+			p.scripts[i] = newScript(p.rec.Conns[i])
+		}
+		sc = p.scripts[i]
+	}
+	p.ids.mu.Unlock()
+
+	if i < 0 {
+		p.addMiss(miss)
+		w.Header().Set("X-Wireproof-Playback", "miss")
+		http.Error(w, miss.String(), http.StatusNotFound)
+		return
+	}
+	p.played(repeated)
+	opts := &websocket.AcceptOptions{InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled}
+	if sc.conn.Subprotocol != "" {
+		opts.Subprotocols = []string{sc.conn.Subprotocol}
+	}
+	c, err := websocket.Accept(w, r, opts)
+	if err != nil {
+		return
+	}
+	c.SetReadLimit(p.opts.MaxMessageSize)
+	s := &session{p: p, sc: sc, c: c, calls: map[string]*liveCall{}, changed: make(chan struct{})}
+	if !p.track(s) {
+		c.Close(websocket.StatusGoingAway, "wireproof playback is stopping")
+		return
+	}
+	defer p.untrack(s)
+	s.run()
+}
+
+// session plays one recorded connection to one client.
+type session struct {
+	p  *Player
+	sc *script
+	c  *websocket.Conn
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	start  time.Time // when the connection was accepted
+
+	writeMu sync.Mutex
+
+	mu       sync.Mutex
+	clientN  int         // client messages received
+	clientAt []time.Time // when each arrived
+	frames   [][]byte    // raw protocol: the client's frames
+	calls    map[string]*liveCall
+	changed  chan struct{} // closed and replaced whenever the above change
+	ndbuf    []byte
+}
+
+// liveCall is a recorded call being played to a client's request.
+type liveCall struct {
+	rec         *call
+	id          json.RawMessage // the client's request id, as it sent it
+	acks        []time.Time     // when the client's Acks arrived
+	interrupted bool
+	interruptAt time.Time
+}
+
+// signal wakes everything waiting on the session's state. Caller holds mu.
+func (s *session) signal() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// waitFor waits until cond (called with mu held) is true, and returns false
+// if the session ended first.
+func (s *session) waitFor(cond func() bool) bool {
+	for {
+		s.mu.Lock()
+		if cond() {
+			s.mu.Unlock()
+			return true
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-s.ctx.Done():
+			return false
+		}
+	}
+}
+
+func (s *session) write(typ websocket.MessageType, b []byte) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.c.Write(s.ctx, typ, b)
+}
+
+// send writes one server message in the connection's framing.
+func (s *session) send(raw []byte) error {
+	if s.sc.ndjson {
+		line := make([]byte, 0, len(raw)+1)
+		return s.write(websocket.MessageText, append(append(line, raw...), '\n'))
+	}
+	return s.write(websocket.MessageText, raw)
+}
+
+func (s *session) run() {
+	s.ctx, s.cancel = context.WithCancel(s.p.ctx)
+	s.start = time.Now()
+	defer s.cancel()
+	if s.sc.proto == protoRaw {
+		s.wg.Add(1)
+		go s.playRaw()
+	} else {
+		s.wg.Add(1)
+		go s.playLoose()
+	}
+	s.readLoop()
+	s.cancel()
+	s.wg.Wait()
+	s.c.CloseNow()
+}
+
+// readLoop reads the client's messages until it closes.
+func (s *session) readLoop() {
+	for {
+		typ, data, err := s.c.Read(s.ctx)
+		if err != nil {
+			return
+		}
+		now := time.Now()
+		if s.sc.proto == protoRaw {
+			s.mu.Lock()
+			s.frames = append(s.frames, data)
+			s.clientN++
+			s.clientAt = append(s.clientAt, now)
+			s.signal()
+			s.mu.Unlock()
+			continue
+		}
+		if typ == websocket.MessageBinary {
+			s.clientMessage(now, nil)
+			continue
+		}
+		s.mu.Lock()
+		msgs := splitFrame(data, s.sc.ndjson, &s.ndbuf)
+		s.mu.Unlock()
+		for _, raw := range msgs {
+			s.clientMessage(now, raw)
+		}
+	}
+}
+
+// playRaw plays a connection of an unknown protocol in recorded order: each
+// server message after the client messages recorded before it, with its
+// recorded gap; each client message compared with the recorded one.
+func (s *session) playRaw() {
+	defer s.wg.Done()
+	t := s.p.opts.Timing
+	prevT, prevWall := s.sc.conn.T, s.start
+	n := 0 // client messages expected so far
+	for _, m := range s.sc.msgs {
+		if m.Dir == bundle.DirClientToServer {
+			k := n
+			n++
+			if !s.waitFor(func() bool { return s.clientN > k }) {
+				return
+			}
+			s.mu.Lock()
+			got, at := s.frames[k], s.clientAt[k]
+			s.mu.Unlock()
+			s.compareRaw(k, m, got)
+			prevT, prevWall = m.T, at
+			continue
+		}
+		if t.wait(s.ctx, prevWall, m.T-prevT) != nil {
+			return
+		}
+		typ := websocket.MessageText
+		if m.Binary {
+			typ = websocket.MessageBinary
+		}
+		if s.write(typ, s.p.ids.apply(m.Raw)) != nil {
+			return
+		}
+		prevT, prevWall = m.T, time.Now()
+	}
+}
+
+// compareRaw records a miss when the client's k-th message differs from the
+// recorded one.
+func (s *session) compareRaw(k int, m wireMsg, got []byte) {
+	rec := request{Body: decodeBody(m.Raw, "")}
+	live := request{Body: decodeBody(got, "")}
+	s.p.ids.mu.Lock()
+	b := s.p.ids.begin()
+	ok := b.unifyRequest(&rec, &live)
+	if ok {
+		b.commit()
+	}
+	s.p.ids.mu.Unlock()
+	if ok {
+		return
+	}
+	s.p.addMiss(Miss{
+		Kind:    "message",
+		Request: oneLine(string(got), 200),
+		Closest: "message " + itoa(k+1) + " of " + s.sc.conn.ID + ": " + oneLine(string(m.Raw), 200), ClosestSeq: s.sc.conn.Seq,
+		Diff: explain(rec.Body, live.Body),
+	})
+}
+
+// playLoose sends the server's own messages (those answering no call) after
+// the client message recorded before each, with the recorded gap.
+func (s *session) playLoose() {
+	defer s.wg.Done()
+	t := s.p.opts.Timing
+	prevT, prevWall := int64(-1), time.Time{}
+	for _, l := range s.sc.loose {
+		after := l.After
+		if !s.waitFor(func() bool { return s.clientN >= after }) {
+			return
+		}
+		causeT, causeWall := l.CauseT, s.start
+		s.mu.Lock()
+		if after > 0 && after <= len(s.clientAt) {
+			causeWall = s.clientAt[after-1]
+		}
+		s.mu.Unlock()
+		if prevT > causeT {
+			causeT, causeWall = prevT, prevWall
+		}
+		if t.wait(s.ctx, causeWall, l.T-causeT) != nil {
+			return
+		}
+		if s.send(s.p.ids.apply(l.Raw)) != nil {
+			return
+		}
+		prevT, prevWall = l.T, time.Now()
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

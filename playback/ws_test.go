@@ -1,0 +1,312 @@
+package playback
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/t3"
+)
+
+// effectServer is a small Effect RPC server: "stream" sends three chunks,
+// each only after the Ack of the one before, and answers an Interrupt with
+// an interrupted Exit; "echo" answers its payload with a server-made id.
+// ndjson selects the ndjson serialization.
+func effectServer(t *testing.T, ndjson bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		var wmu sync.Mutex
+		send := func(m t3.RPCMessage) {
+			b, _ := json.Marshal(m)
+			if ndjson {
+				b = append(b, '\n')
+			}
+			wmu.Lock()
+			defer wmu.Unlock()
+			c.Write(ctx, websocket.MessageText, b)
+		}
+		type stream struct {
+			ack       chan struct{}
+			interrupt chan struct{}
+		}
+		var mu sync.Mutex
+		streams := map[string]*stream{}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		var buf []byte
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			for _, raw := range splitFrame(data, ndjson, &buf) {
+				var m t3.RPCMessage
+				if err := json.Unmarshal(raw, &m); err != nil {
+					t.Errorf("effect server: %v", err)
+					return
+				}
+				switch m.Tag {
+				case t3.TagPing:
+					send(t3.RPCMessage{Tag: t3.TagPong})
+				case t3.TagAck, t3.TagInterrupt:
+					mu.Lock()
+					s := streams[m.RequestID.Key()]
+					mu.Unlock()
+					if s == nil {
+						continue
+					}
+					if m.Tag == t3.TagAck {
+						s.ack <- struct{}{}
+					} else {
+						close(s.interrupt)
+					}
+				case t3.TagRequest:
+					switch m.Method {
+					case "echo":
+						v, _ := json.Marshal(map[string]any{"echo": m.Payload, "made": t3.NewUUID()})
+						send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: v}})
+					case "stream":
+						s := &stream{ack: make(chan struct{}, 1), interrupt: make(chan struct{})}
+						mu.Lock()
+						streams[m.ID.Key()] = s
+						mu.Unlock()
+						wg.Add(1)
+						go func(m t3.RPCMessage) {
+							defer wg.Done()
+							for n := 1; n <= 3; n++ {
+								v, _ := json.Marshal([]any{map[string]any{"n": n, "of": m.Payload}})
+								send(t3.RPCMessage{Tag: t3.TagChunk, RequestID: m.ID, Values: v})
+								select {
+								case <-s.ack:
+								case <-s.interrupt:
+									send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":41}]`)}})
+									return
+								case <-ctx.Done():
+									return
+								}
+							}
+							send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: json.RawMessage("null")}})
+						}(m)
+					}
+				}
+			}
+		}
+	})
+}
+
+// rpcConn is a bare Effect RPC client for tests: it writes messages and
+// reads them one at a time.
+type rpcConn struct {
+	t      *testing.T
+	c      *websocket.Conn
+	ndjson bool
+	queue  [][]byte
+	buf    []byte
+}
+
+func dialRPC(t *testing.T, base string, ndjson bool) *rpcConn {
+	t.Helper()
+	c, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(base, "http")+"/ws?wsTicket="+t3.NewUUID(), nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return &rpcConn{t: t, c: c, ndjson: ndjson}
+}
+
+func (r *rpcConn) send(format string, args ...any) {
+	r.t.Helper()
+	b := []byte(fmt.Sprintf(format, args...))
+	if r.ndjson {
+		b = append(b, '\n')
+	}
+	if err := r.c.Write(r.t.Context(), websocket.MessageText, b); err != nil {
+		r.t.Fatalf("write: %v", err)
+	}
+}
+
+func (r *rpcConn) next() t3.RPCMessage {
+	r.t.Helper()
+	for len(r.queue) == 0 {
+		ctx, cancel := context.WithTimeout(r.t.Context(), 30*time.Second)
+		_, data, err := r.c.Read(ctx)
+		cancel()
+		if err != nil {
+			r.t.Fatalf("read: %v", err)
+		}
+		if r.ndjson && !bytes.HasSuffix(data, []byte("\n")) {
+			r.t.Fatalf("ndjson frame %q does not end its line", data)
+		}
+		r.queue = append(r.queue, splitFrame(data, r.ndjson, &r.buf)...)
+	}
+	raw := r.queue[0]
+	r.queue = r.queue[1:]
+	var m t3.RPCMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		r.t.Fatalf("message %s: %v", raw, err)
+	}
+	return m
+}
+
+// expect reads the next message and checks its tag and request id.
+func (r *rpcConn) expect(tag string, id string) t3.RPCMessage {
+	r.t.Helper()
+	m := r.next()
+	if m.Tag != tag || (id != "" && string(m.RequestID) != id) {
+		b, _ := json.Marshal(m)
+		r.t.Fatalf("got %s, want %s for request id %s", b, tag, id)
+	}
+	return m
+}
+
+// driveEffect runs the conversation both the recording and the playback
+// client have: a stream acked to its end, an echo, a stream interrupted
+// after two chunks. ids are the request ids' JSON tokens, thread the id the
+// client made. In playback it also checks that Acks pace the stream.
+func driveEffect(t *testing.T, c *rpcConn, ids [3]string, thread string, checkPacing bool) (echo json.RawMessage) {
+	t.Helper()
+	c.send(`{"_tag":"Request","id":%s,"tag":"stream","payload":{"threadId":%q},"headers":[]}`, ids[0], thread)
+	for n := 1; n <= 3; n++ {
+		m := c.expect(t3.TagChunk, ids[0])
+		if !bytes.Contains(m.Values, []byte(thread)) || !bytes.Contains(m.Values, []byte(fmt.Sprintf(`"n":%d`, n))) {
+			t.Errorf("chunk %d values %s: want n %d of thread %s", n, m.Values, n, thread)
+		}
+		if checkPacing && n == 1 {
+			// The next chunk waits for this chunk's Ack: a Ping sent now is
+			// answered before anything else arrives.
+			c.send(`{"_tag":"Ping"}`)
+			c.expect(t3.TagPong, "")
+		}
+		c.send(`{"_tag":"Ack","requestId":%s}`, ids[0])
+	}
+	if m := c.expect(t3.TagExit, ids[0]); m.Exit.Tag != t3.ExitSuccess {
+		t.Errorf("stream exit %s, want Success", m.Exit.Tag)
+	}
+	c.send(`{"_tag":"Request","id":%s,"tag":"echo","payload":{"threadId":%q,"text":"hello"},"headers":[]}`, ids[1], thread)
+	m := c.expect(t3.TagExit, ids[1])
+	echo = m.Exit.Value
+	c.send(`{"_tag":"Request","id":%s,"tag":"stream","payload":{"threadId":%q},"headers":[]}`, ids[2], thread)
+	c.expect(t3.TagChunk, ids[2])
+	c.send(`{"_tag":"Ack","requestId":%s}`, ids[2])
+	c.expect(t3.TagChunk, ids[2])
+	c.send(`{"_tag":"Interrupt","requestId":%s}`, ids[2])
+	if m := c.expect(t3.TagExit, ids[2]); m.Exit.Tag != t3.ExitFailure || !bytes.Contains(m.Exit.Cause, []byte(`"Interrupt"`)) {
+		t.Errorf("interrupted stream exit %s %s, want an Interrupt failure", m.Exit.Tag, m.Exit.Cause)
+	}
+	return echo
+}
+
+func TestEffectRPC(t *testing.T) {
+	for _, ndjson := range []bool{false, true} {
+		name := map[bool]string{false: "json", true: "ndjson"}[ndjson]
+		t.Run(name, func(t *testing.T) {
+			recThread := t3.NewUUID()
+			var recEcho json.RawMessage
+			path := recordSession(t, effectServer(t, ndjson), func(base string) {
+				c := dialRPC(t, base, ndjson)
+				recEcho = driveEffect(t, c, [3]string{`"1"`, `"2"`, `"3"`}, recThread, false)
+				c.c.Close(websocket.StatusNormalClosure, "")
+			})
+			srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+			c := dialRPC(t, srv.URL, ndjson)
+			thread := t3.NewUUID()
+			// Numbers where the recording has strings: each reply carries the
+			// client's own id token.
+			echo := driveEffect(t, c, [3]string{`7`, `8`, `9`}, thread, true)
+			want := bytes.ReplaceAll(recEcho, []byte(recThread), []byte(thread))
+			if !bytes.Equal(echo, want) {
+				t.Errorf("echo = %s, want the recorded %s with the client's thread", echo, want)
+			}
+
+			// A request nothing recorded matches gets a Die naming the closest.
+			c.send(`{"_tag":"Request","id":10,"tag":"echo","payload":{"threadId":%q,"text":"bye"},"headers":[]}`, thread)
+			m := c.expect(t3.TagExit, "10")
+			var cause []t3.CauseItem
+			json.Unmarshal(m.Exit.Cause, &cause)
+			if m.Exit.Tag != t3.ExitFailure || len(cause) != 1 || cause[0].Tag != t3.CauseDie {
+				t.Fatalf("miss exit %s %s, want a Die", m.Exit.Tag, m.Exit.Cause)
+			}
+			var defect string
+			json.Unmarshal(cause[0].Defect, &defect)
+			for _, s := range []string{"closest recorded", "echo", `"hello"`, `"bye"`} {
+				if !strings.Contains(defect, s) {
+					t.Errorf("defect %q does not mention %s", defect, s)
+				}
+			}
+			c.c.Close(websocket.StatusNormalClosure, "")
+			rep, err := srv.Close(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Misses) != 1 || rep.Misses[0].Kind != "rpc call" || len(rep.Unplayed) != 0 {
+				t.Errorf("report %+v: want the one rpc miss and nothing unplayed", rep)
+			}
+		})
+	}
+}
+
+// TestRawMessagesInOrder: a protocol playback does not know is played
+// message by message, and a client message that differs is a miss.
+func TestRawMessagesInOrder(t *testing.T) {
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.Write(r.Context(), websocket.MessageText, []byte("hello"))
+		for {
+			_, b, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			c.Write(r.Context(), websocket.MessageText, append([]byte("got "), b...))
+		}
+	})
+	drive := func(base string, second string) []string {
+		c, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(base, "http")+"/chat", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+		var got []string
+		read := func() {
+			_, b, err := c.Read(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(b))
+		}
+		read()
+		c.Write(t.Context(), websocket.MessageText, []byte("one"))
+		read()
+		c.Write(t.Context(), websocket.MessageText, []byte(second))
+		read()
+		c.Close(websocket.StatusNormalClosure, "")
+		return got
+	}
+	var recorded []string
+	path := recordSession(t, echo, func(base string) { recorded = drive(base, "two") })
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	got := drive(srv.URL, "deux")
+	if strings.Join(got, "|") != strings.Join(recorded, "|") {
+		t.Errorf("played %q, want the recorded %q", got, recorded)
+	}
+	rep, _ := srv.Close(context.Background())
+	if len(rep.Misses) != 1 || !strings.Contains(rep.Misses[0].Diff, "deux") {
+		t.Errorf("misses %+v, want one naming the differing message", rep.Misses)
+	}
+}
