@@ -31,6 +31,11 @@ type Verdict struct {
 	Restart string `json:"restart,omitempty"`
 	// Milestones are the driver facts the live verifier reports with a failure.
 	Milestones *Milestones `json:"milestones,omitempty"`
+	// Suites are the suites that ran, in order (background-delivery on
+	// verification runs, then protocol-conformance on every bundle).
+	// Verdicts recorded before suites existed lack it: replay then compares
+	// everything else (see replay.SameVerdict).
+	Suites []SuiteResult `json:"suites,omitempty"`
 }
 
 // Milestones are derived from gate and projection events.
@@ -128,4 +133,30 @@ var Messages = map[string]string{
 	CheckDeadline:               "Verification timed out",
 	CheckInterrupted:            "Verification interrupted",
 	CheckSetup:                  "Setup failed",
+}
+
+// Protocol-conformance checks (suite SuiteConformance): on every bundle, on
+// every decoded protocol event, until the run's end mark.
+const (
+	CheckAnswersRequest   = "answers-request"
+	CheckIDNotReused      = "id-not-reused"
+	CheckStreamAcked      = "effect-stream-acked"
+	CheckInterruptAnswer  = "effect-interrupt-answered"
+	CheckJSONRPCEnvelope  = "jsonrpc-envelope"
+	CheckHTTPBodyLength   = "http-body-length"
+	CheckWebSocketCloseOK = "ws-close-code"
+)
+
+func init() {
+	for id, msg := range map[string]string{
+		CheckAnswersRequest:   "A response answers no request in flight",
+		CheckIDNotReused:      "A request id was reused while in flight",
+		CheckStreamAcked:      "A stream chunk was sent before the previous one was acknowledged",
+		CheckInterruptAnswer:  "An interrupted call was never answered",
+		CheckJSONRPCEnvelope:  "Invalid JSON-RPC 2.0 message",
+		CheckHTTPBodyLength:   "HTTP body length differs from its Content-Length",
+		CheckWebSocketCloseOK: "Invalid WebSocket close code",
+	} {
+		Messages[id] = msg
+	}
 }

@@ -358,7 +358,7 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 	switch m.Tag {
 	case t3.TagRequest:
 		if _, dup := w.calls[m.ID]; dup {
-			out.Err = fmt.Errorf("request id %s reused while its call is open", m.ID)
+			out.Err = fmt.Errorf("request id %s: %w", m.ID, errReused)
 			break
 		}
 		call := &Call{Conn: w.id, ID: m.ID, Method: m.Method, RequestSeq: ev.Seq, Outcome: OutcomeOpen}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -120,6 +121,14 @@ type Engine struct {
 	decodeCount  int
 
 	onObservation func(Observation) // EngineOptions.OnObservation
+
+	// The protocol layer: every connection goes to the decoder of what it
+	// carries, and the conformance suite judges the protocol events until
+	// the run's end mark.
+	router  *protocol.Router
+	jsonrpc *protocol.JSONRPCDecoder
+	httpDec *protocol.HTTPDecoder
+	conf    conformance
 }
 
 // NewEngine returns an engine waiting for the first event.
@@ -137,7 +146,80 @@ func NewEngine(opts *EngineOptions) *Engine {
 	e.corr = NewCorrelator(e.onRPC)
 	e.lean = e.corr.lean
 	e.lean.answers = e.answerKind
+	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
+	e.router = protocol.NewRouter(Routes(e.corr, e.jsonrpc, e.httpDec), e.protocolEvent)
 	return e
+}
+
+// Routes are the routes of the engine's router, in order: stdio lines of
+// JSON-RPC 2.0; a WebSocket on T3's path (a hint: Effect RPC, whatever its
+// framing); a WebSocket whose first message is plain JSON-RPC 2.0; any other
+// WebSocket to the Correlator (Effect RPC, json or ndjson, which decides
+// from the frames whether it carries RPC at all); every HTTP exchange.
+func Routes(corr *Correlator, jsonrpc *protocol.JSONRPCDecoder, httpDec *protocol.HTTPDecoder) []protocol.Route {
+	rpc := protocol.JSONRPCRoutes(jsonrpc)
+	effect := effectDecoder{corr}
+	return []protocol.Route{
+		rpc[0],
+		{Protocol: protocol.EffectRPC, Decoder: effect, Match: func(open, first *bundle.Event) bool {
+			if open == nil || open.Kind != bundle.KindWSOpen {
+				return false
+			}
+			u, err := url.Parse(open.URL)
+			return err == nil && u.Path == t3.PathWebSocket
+		}},
+		rpc[1],
+		{Protocol: protocol.EffectRPC, Decoder: effect, Match: func(open, first *bundle.Event) bool {
+			return (open != nil && open.Kind == bundle.KindWSOpen) || (first != nil && first.Kind == bundle.KindWSMessage)
+		}},
+		protocol.HTTPRoute(httpDec),
+	}
+}
+
+// protocolEvent receives the router's protocol events.
+func (e *Engine) protocolEvent(pe *protocol.Event) {
+	if e.conf.done {
+		return
+	}
+	if pe.Kind == protocol.KindDecodeError {
+		e.keepError(pe.Seq, pe.Conn, pe.Err, pe.Raw)
+		return
+	}
+	e.conf.observe(pe)
+}
+
+// verificationRun reports whether the bundle records a verification run (a
+// run mark, or a scenario in its manifest): only then does the
+// background-delivery suite run.
+func (e *Engine) verificationRun() bool { return e.info != nil || e.scenario != "" }
+
+// wire feeds the protocol layer, until the conformance suite's cut-off: the
+// driver's end mark (the live verdict is taken after it), the verdict event
+// or the end of the bundle.
+func (e *Engine) wire(ev *bundle.Event) {
+	switch ev.Kind {
+	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose, bundle.KindStdioLine,
+		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+		e.router.Feed(ev)
+	case bundle.KindProcExit:
+		if ev.Conn == e.serverConn {
+			e.router.Stop(ev, "the server stopped")
+			if e.decided() {
+				e.corr.ServerStopped(ev) // else the scenario's proc handler does, in its order
+			}
+		}
+	case bundle.KindMark:
+		if ev.Name == MarkPhase {
+			var b struct {
+				Phase string `json:"phase"`
+			}
+			if json.Unmarshal(ev.Body.Data, &b) == nil && b.Phase == PhaseDone {
+				e.conf.done = true
+			}
+		}
+	case bundle.KindVerdict:
+		e.conf.done = true
+	}
 }
 
 func (e *Engine) decided() bool {
@@ -153,6 +235,9 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	}
 	e.started, e.next = true, ev.Seq+1
 	e.events++
+	if !e.conf.done {
+		e.wire(ev)
+	}
 	if e.decided() {
 		return nil
 	}
@@ -166,7 +251,8 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	case bundle.KindMark:
 		e.mark(ev)
 	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose:
-		e.corr.Feed(ev)
+		// Decoded by the protocol layer (wire), which hands Effect RPC
+		// sockets to the Correlator.
 	case bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
 		e.httpEvent(ev)
 	case bundle.KindGateRequest, bundle.KindGateRelease:
@@ -216,6 +302,32 @@ func (e *Engine) Status() Status {
 // (stream-delivered), located at the last event that mattered, and sticks.
 func (e *Engine) Verdict() assert.Verdict {
 	e.finalize()
+	conf := e.conf.result()
+	if !e.verificationRun() {
+		// A plain recording: only the conformance suite runs.
+		v := assert.Verdict{Status: conf.Status, Suites: []assert.SuiteResult{conf}}
+		if conf.Failure != nil {
+			f := *conf.Failure
+			v.Failure = &f
+		}
+		return v
+	}
+	v := e.scenarioVerdict()
+	bg := assert.SuiteResult{Suite: assert.SuiteBackgroundDelivery, Status: v.Status}
+	if v.Failure != nil {
+		f := *v.Failure
+		bg.Failure = &f
+	}
+	v.Suites = []assert.SuiteResult{bg, conf}
+	if v.Status == assert.StatusPassed && conf.Failure != nil {
+		f := *conf.Failure
+		v.Status, v.Failure = assert.StatusFailed, &f
+	}
+	return v
+}
+
+// scenarioVerdict is the verdict of the background-delivery suite.
+func (e *Engine) scenarioVerdict() assert.Verdict {
 	v := assert.Verdict{Status: assert.StatusPassed, Scenario: e.scenario, ThreadID: e.parentThread}
 	if e.final != nil {
 		v.RunCount, v.AcknowledgementIDs = e.runCount, e.ackIDs
@@ -241,6 +353,10 @@ func (e *Engine) Verdict() assert.Verdict {
 }
 
 func (e *Engine) finalize() {
+	if !e.conf.done {
+		e.router.Stop(&bundle.Event{Seq: e.lastSeq, T: e.lastT}, "the bundle ended")
+		e.conf.done = true
+	}
 	if e.decided() {
 		return
 	}

@@ -38,7 +38,8 @@ func TestScenariosPass(t *testing.T) {
 					runCount = 1
 				}
 				want := assert.Verdict{Status: assert.StatusPassed, Scenario: sc, ThreadID: synth.ThreadID, RunCount: runCount,
-					AcknowledgementIDs: []string{"msg-asst-2"}, Restart: assert.StatusPassed}
+					AcknowledgementIDs: []string{"msg-asst-2"}, Restart: assert.StatusPassed,
+					Suites: []assert.SuiteResult{{Suite: assert.SuiteBackgroundDelivery, Status: assert.StatusPassed}, {Suite: assert.SuiteConformance, Status: assert.StatusPassed}}}
 				if diff := cmp.Diff(want, e.Verdict()); diff != "" {
 					t.Errorf("verdict (-want +got):\n%s", diff)
 				}
@@ -84,8 +85,8 @@ func TestMutations(t *testing.T) {
 		}
 	}
 	for check := range assert.Messages {
-		if check == assert.CheckNoFailedRun || check == assert.CheckChildResultKept {
-			continue
+		if check == assert.CheckNoFailedRun || check == assert.CheckChildResultKept || isConformance(check) {
+			continue // conformance checks: TestConformanceMutations
 		}
 		if !covered[check] {
 			t.Errorf("no mutation makes check %s fail", check)
@@ -267,27 +268,13 @@ func TestDriverErrorDecides(t *testing.T) {
 	}
 }
 
-// TestPlainRecordingSkipped: a stream with no run mark and no scenario in its
-// header holds no verification run: nothing is checked. With a scenario in
-// the header (a verify run cut short before its run mark) it fails.
-func TestPlainRecordingSkipped(t *testing.T) {
-	for _, tc := range []struct {
-		scenario, want string
-	}{
-		{"", assert.StatusSkipped},
-		{"idle", assert.StatusFailed},
-	} {
-		h, _ := json.Marshal(bundle.Header{Format: bundle.FormatVersion, Manifest: bundle.Manifest{Scenario: tc.scenario}})
-		e := replay.NewEngine(nil)
-		feedAll(t, e, []bundle.Event{
-			{Seq: 0, Kind: bundle.KindHeader, Body: bundle.Text(h)},
-			{Seq: 1, T: 1, Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/"},
-			{Seq: 2, T: 2, Kind: bundle.KindHTTPEnd, Conn: "h1"},
-		})
-		if got := e.Verdict().Status; got != tc.want {
-			t.Errorf("scenario %q: status %s, want %s", tc.scenario, got, tc.want)
+func isConformance(id string) bool {
+	for _, c := range replay.ConformanceChecks {
+		if c.ID == id {
+			return true
 		}
 	}
+	return false
 }
 
 // TestLiveHeaderAndWaitFor: a Live fed the header knows the scenario before

@@ -13,15 +13,19 @@ import (
 func TestNeedsBody(t *testing.T) {
 	kinds := []bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindHTTPBody, bundle.KindHTTPRequest,
 		bundle.KindGateRelease, bundle.KindProcReady, bundle.KindProcLog, bundle.KindStdioLine, bundle.KindArtifact, bundle.KindVerdict}
+	wire := []bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindHTTPBody, bundle.KindStdioLine, bundle.KindVerdict}
 	tests := []struct {
 		name  string
 		setup func(e *Engine)
 		want  []bundle.Kind
 	}{
-		{"running", func(*Engine) {}, []bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindVerdict}},
-		{"thread read in flight", func(e *Engine) { e.http["h1"] = &exchange{thread: "t"} },
+		// Until the end mark the protocol decoders read every message.
+		{"running", func(*Engine) {}, wire},
+		{"decided, before the end mark", func(e *Engine) { e.phase = PhaseFailed }, wire},
+		{"past the end mark", func(e *Engine) { e.conf.done = true }, []bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindVerdict}},
+		{"past the end mark, thread read in flight", func(e *Engine) { e.conf.done = true; e.http["h1"] = &exchange{thread: "t"} },
 			[]bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindHTTPBody, bundle.KindVerdict}},
-		{"decided", func(e *Engine) { e.phase = PhaseFailed }, []bundle.Kind{bundle.KindVerdict}},
+		{"decided, past the end mark", func(e *Engine) { e.phase, e.conf.done = PhaseFailed, true }, []bundle.Kind{bundle.KindVerdict}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

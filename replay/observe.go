@@ -17,7 +17,11 @@ func (e *Engine) interesting(thread string) bool {
 
 // onRPC receives the correlated RPC timeline.
 func (e *Engine) onRPC(r *RPCEvent) {
+	e.conf.effectEvent(r)
 	if r.Err != nil {
+		if e.conf.done && e.decided() {
+			return // past the cut-off: nothing judges it
+		}
 		e.keepError(r.Seq, r.Conn, r.Err, r.Raw)
 		return
 	}
@@ -25,7 +29,7 @@ func (e *Engine) onRPC(r *RPCEvent) {
 	if call == nil || e.decided() {
 		return
 	}
-	if call.Method == t3.MethodLaunchThread && e.parentThread == "" && call.ThreadID != "" && r.Message != nil && r.Message.Tag == t3.TagRequest {
+	if call.Method == t3.MethodLaunchThread && e.parentThread == "" && e.verificationRun() && call.ThreadID != "" && r.Message != nil && r.Message.Tag == t3.TagRequest {
 		e.parentThread = call.ThreadID // no run mark: the launched thread is the parent
 	}
 	at := &bundle.Event{Seq: r.Seq, T: r.T}

@@ -129,32 +129,36 @@ func TestReplayJUnit(t *testing.T) {
 	}
 }
 
-// A plain recording (no verification run in it) is skipped, not failed: there
-// is nothing to check, and the exit status says all is well.
-func TestReplaySkipsPlainRecordings(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "plain.zst")
-	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range []bundle.Event{
-		{Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/"},
-		{Kind: bundle.KindHTTPResponse, Conn: "h1", Status: 200},
-		{Kind: bundle.KindHTTPEnd, Conn: "h1"},
-	} {
-		if _, err := w.Append(&ev); err != nil {
+// A plain recording (no verification run in it) is judged by the
+// protocol-conformance suite alone: PASS when its traffic follows its
+// protocols, FAIL (exit 1) with the check, the seq and what was seen when not.
+func TestReplayJudgesPlainRecordings(t *testing.T) {
+	write := func(name string, evs ...bundle.Event) string {
+		path := filepath.Join(t.TempDir(), name)
+		w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, ev := range evs {
+			if _, err := w.Append(&ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	good := write("plain.zst",
+		bundle.Event{Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/"},
+		bundle.Event{Kind: bundle.KindHTTPResponse, Conn: "h1", Status: 200},
+		bundle.Event{Kind: bundle.KindHTTPEnd, Conn: "h1"})
 	junit := filepath.Join(t.TempDir(), "junit.xml")
-	out, err := replayOut(t, replayOptions{JUnit: junit}, path, golden+"/idle.zst")
+	out, err := replayOut(t, replayOptions{JUnit: junit}, good, golden+"/idle.zst")
 	if code := exitCode(err, false); code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s", code, out)
 	}
-	for _, want := range []string{"SKIP  -  " + path, "1 passed", "1 skipped"} {
+	for _, want := range []string{"PASS  -  " + good + "  no live verdict", "2 passed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -163,7 +167,20 @@ func TestReplaySkipsPlainRecordings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(x), `skipped="1"`) || !strings.Contains(string(x), "<skipped message=") {
-		t.Errorf("JUnit does not mark the plain recording skipped:\n%s", x)
+	if !strings.Contains(string(x), `skipped="0"`) || !strings.Contains(string(x), `failures="0"`) {
+		t.Errorf("JUnit does not pass the plain recording:\n%s", x)
+	}
+
+	bad := write("bad.zst",
+		bundle.Event{Kind: bundle.KindStdioLine, Conn: "stdio", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))},
+		bundle.Event{Kind: bundle.KindStdioLine, Conn: "stdio", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`))})
+	out, err = replayOut(t, replayOptions{}, bad)
+	if code := exitCode(err, false); code != exitCheckFailed {
+		t.Fatalf("exit %d, want %d\n%s", code, exitCheckFailed, out)
+	}
+	for _, want := range []string{"FAIL  -  " + bad + "  answers-request @2: A response answers no request in flight", "for id 2, which is not in flight"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

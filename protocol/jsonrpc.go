@@ -1,0 +1,339 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// JSONRPCDecoder decodes JSON-RPC 2.0 (https://www.jsonrpc.org/specification)
+// carried one message or batch per stdio line or WebSocket text frame. Either
+// side may make requests; a response answers a request made in the other
+// direction with the same id. Ids are compared by their JSON value: 7 and
+// "7" are different ids. Each message is checked against the envelope rules
+// (Event.Invalid). Memory is bounded by the calls in flight.
+type JSONRPCDecoder struct {
+	conns map[string]*rpcConn
+}
+
+type rpcConn struct {
+	calls [2]map[string]*Call // in flight, by the direction of the request
+}
+
+// NewJSONRPCDecoder returns a decoder with no connections.
+func NewJSONRPCDecoder() *JSONRPCDecoder { return &JSONRPCDecoder{conns: map[string]*rpcConn{}} }
+
+// rpcEnvelope has every member of a request, notification or response; a
+// nil member was absent (a present null is the bytes "null").
+type rpcEnvelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// LooksLikeJSONRPC reports whether a line or frame has the shape of a
+// JSON-RPC message or batch: an object with a jsonrpc, method, result or
+// error member (or an array whose first element is one). A message missing
+// its "jsonrpc" is still taken, so that the envelope check can judge it.
+func LooksLikeJSONRPC(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var elems []json.RawMessage
+		if json.Unmarshal(b, &elems) != nil || len(elems) == 0 {
+			return false
+		}
+		b = bytes.TrimSpace(elems[0])
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	var m rpcEnvelope
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	return m.JSONRPC != nil || m.Method != nil || m.Result != nil || m.Error != nil
+}
+
+// IDKey is the key of a JSON-RPC id: its JSON text with insignificant
+// whitespace removed, so "7" (a string) and 7 (a number) differ.
+func IDKey(id json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return string(id)
+	}
+	return b.String()
+}
+
+func (d *JSONRPCDecoder) conn(id string) *rpcConn {
+	c := d.conns[id]
+	if c == nil {
+		c = &rpcConn{calls: [2]map[string]*Call{{}, {}}}
+		d.conns[id] = c
+	}
+	return c
+}
+
+func dirIdx(dir bundle.Dir) int {
+	if dir == bundle.DirServerToClient {
+		return 1
+	}
+	return 0
+}
+
+// Feed takes stdio.line, ws.message and ws.close events.
+func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
+	switch ev.Kind {
+	case bundle.KindWSClose:
+		emit(closeEvent(ev, JSONRPC))
+		if c := d.conns[ev.Conn]; c != nil {
+			d.endAll(ev.Conn, c, ev, emit)
+		}
+		return
+	case bundle.KindStdioLine, bundle.KindWSMessage:
+	default:
+		return
+	}
+	c := d.conn(ev.Conn)
+	b := bytes.TrimSpace(ev.Body.Data)
+	if len(b) == 0 {
+		return
+	}
+	if b[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(b, &elems); err != nil {
+			emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Kind: KindDecodeError, Err: fmt.Errorf("JSON-RPC batch: %w", err), Raw: b})
+			return
+		}
+		if len(elems) == 0 {
+			emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Kind: KindNotification, Body: b, Invalid: []string{"an empty batch"}})
+			return
+		}
+		for _, e := range elems {
+			d.message(c, ev, e, emit)
+		}
+		return
+	}
+	d.message(c, ev, b, emit)
+}
+
+// message decodes and validates one message of a line, frame or batch.
+func (d *JSONRPCDecoder) message(c *rpcConn, ev *bundle.Event, b []byte, emit Emit) {
+	out := &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Body: b}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		if !json.Valid(b) {
+			out.Kind, out.Err, out.Raw = KindDecodeError, fmt.Errorf("not JSON"), b
+			emit(out)
+			return
+		}
+		out.Kind, out.Invalid = KindNotification, []string{"a message that is not a JSON object"}
+		emit(out)
+		return
+	}
+	var m rpcEnvelope
+	if err := json.Unmarshal(b, &m); err != nil {
+		out.Kind, out.Err, out.Raw = KindDecodeError, fmt.Errorf("JSON-RPC message: %w", err), b
+		emit(out)
+		return
+	}
+	out.Invalid = envelopeProblems(&m)
+	out.RawID = m.ID
+	if m.ID != nil {
+		out.ID = IDKey(m.ID)
+	}
+	if m.Method != nil {
+		_ = json.Unmarshal(m.Method, &out.Method)
+		if m.ID == nil {
+			out.Kind = KindNotification
+			emit(out)
+			return
+		}
+		out.Kind = KindRequest
+		calls := c.calls[dirIdx(ev.Dir)]
+		if _, busy := calls[out.ID]; busy {
+			out.Reused = true
+			emit(out)
+			return
+		}
+		call := &Call{Protocol: JSONRPC, Conn: ev.Conn, ID: out.ID, Method: out.Method, Dir: ev.Dir, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
+		calls[out.ID] = call
+		out.Call = call
+		emit(out)
+		return
+	}
+	out.Kind = KindResponse
+	if m.ID != nil {
+		calls := c.calls[1-dirIdx(ev.Dir)]
+		if call := calls[out.ID]; call != nil {
+			call.Outcome, call.EndSeq = OutcomeSuccess, ev.Seq
+			if m.Error != nil {
+				call.Outcome = OutcomeFailure
+			}
+			delete(calls, out.ID)
+			out.Call, out.Method = call, call.Method
+		}
+	}
+	emit(out)
+}
+
+// envelopeProblems lists how m breaks the JSON-RPC 2.0 envelope rules.
+func envelopeProblems(m *rpcEnvelope) []string {
+	var p []string
+	switch {
+	case m.JSONRPC == nil:
+		p = append(p, `no "jsonrpc" member (must be "2.0")`)
+	case string(bytes.TrimSpace(m.JSONRPC)) != `"2.0"`:
+		p = append(p, fmt.Sprintf(`"jsonrpc" is %s, not "2.0"`, m.JSONRPC))
+	}
+	if m.ID != nil {
+		switch jsonType(m.ID) {
+		case "string", "number", "null":
+			if jsonType(m.ID) == "number" && bytes.ContainsAny(m.ID, ".eE") {
+				p = append(p, fmt.Sprintf("id %s has a fractional part (numbers should be integers)", m.ID))
+			}
+		default:
+			p = append(p, fmt.Sprintf("id %s is a %s (must be a string, a number or null)", clipRaw(m.ID), jsonType(m.ID)))
+		}
+	}
+	if m.Method != nil {
+		if jsonType(m.Method) != "string" {
+			p = append(p, fmt.Sprintf(`"method" is a %s, not a string`, jsonType(m.Method)))
+		}
+		if m.Params != nil {
+			if t := jsonType(m.Params); t != "object" && t != "array" {
+				p = append(p, fmt.Sprintf(`"params" is a %s (must be an object or an array)`, t))
+			}
+		}
+		if m.Result != nil || m.Error != nil {
+			p = append(p, `a request with a "result" or "error" member`)
+		}
+		return p
+	}
+	if m.ID == nil {
+		p = append(p, `a response without "id"`)
+	}
+	switch {
+	case m.Result == nil && m.Error == nil:
+		p = append(p, `neither "method", "result" nor "error"`)
+	case m.Result != nil && m.Error != nil:
+		p = append(p, `both "result" and "error" (exactly one is allowed)`)
+	case m.Error != nil:
+		p = append(p, errorObjectProblems(m.Error)...)
+	}
+	return p
+}
+
+// errorObjectProblems checks an error member: an object with an integer
+// "code" and a string "message" ("data" optional).
+func errorObjectProblems(raw json.RawMessage) []string {
+	if jsonType(raw) != "object" {
+		return []string{fmt.Sprintf(`"error" is a %s, not an object`, jsonType(raw))}
+	}
+	var e struct {
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	var p []string
+	if e.Code == nil || jsonType(e.Code) != "number" || bytes.ContainsAny(e.Code, ".eE") {
+		p = append(p, fmt.Sprintf(`"error.code" is %s, not an integer`, orAbsent(e.Code)))
+	}
+	if e.Message == nil || jsonType(e.Message) != "string" {
+		p = append(p, fmt.Sprintf(`"error.message" is %s, not a string`, orAbsent(e.Message)))
+	}
+	return p
+}
+
+func orAbsent(b json.RawMessage) string {
+	if b == nil {
+		return "absent"
+	}
+	return clipRaw(b)
+}
+
+func clipRaw(b []byte) string {
+	if len(b) > 60 {
+		return string(b[:60]) + "…"
+	}
+	return string(b)
+}
+
+// jsonType names the type of a valid JSON value.
+func jsonType(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// Stop ends every call in flight with an unknown outcome.
+func (d *JSONRPCDecoder) Stop(at *bundle.Event, why string, emit Emit) {
+	ids := make([]string, 0, len(d.conns))
+	for id := range d.conns {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		d.endAll(id, d.conns[id], at, emit)
+	}
+}
+
+func (d *JSONRPCDecoder) endAll(conn string, c *rpcConn, at *bundle.Event, emit Emit) {
+	var calls []*Call
+	for i := range c.calls {
+		for id, call := range c.calls[i] {
+			calls = append(calls, call)
+			delete(c.calls[i], id)
+		}
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
+	for _, call := range calls {
+		call.Outcome, call.EndSeq = OutcomeUnknown, at.Seq
+		emit(&Event{Seq: at.Seq, T: at.T, Conn: conn, Protocol: JSONRPC, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
+	}
+}
+
+// closeEvent is the protocol event of a ws.close.
+func closeEvent(ev *bundle.Event, p Name) *Event {
+	return &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: p, Kind: KindClose, Code: ev.Code,
+		Abnormal: ev.Err != "", Err: errOrNil(ev.Err)}
+}
+
+type textErr string
+
+func (e textErr) Error() string { return string(e) }
+
+func errOrNil(s string) error {
+	if s == "" {
+		return nil
+	}
+	return textErr(s)
+}
+
+// isJSONRPCFrame reports whether a WebSocket's first message is plain
+// JSON-RPC 2.0 (a "jsonrpc" member) and not Effect RPC's JSON-RPC
+// serialization (whose control methods are named "@effect/rpc/...").
+func isJSONRPCFrame(b []byte) bool {
+	return bytes.Contains(b, []byte(`"jsonrpc"`)) && !bytes.Contains(b, []byte(`"@effect/rpc/`)) && LooksLikeJSONRPC(b) &&
+		!strings.Contains(string(b), `"_tag"`)
+}
