@@ -3,6 +3,7 @@ module github.com/wireproof/wireproof
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/coder/websocket v1.8.15
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.20.4

@@ -20,7 +20,7 @@ import (
 const wholeBodyMax = 1 << 20
 
 // chunkSize is the read size for streamed bodies.
-const chunkSize = 32 << 10
+const chunkSize = 256 << 10
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
@@ -34,6 +34,7 @@ type httpExchange struct {
 	mu        sync.Mutex
 	recorded  [2]int64 // bytes recorded per direction (0: c2s, 1: s2c)
 	truncated bool
+	decodeErr string
 }
 
 func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +54,8 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// redactable) bodies rather than gzip; a client that offered gzip must
 	// accept identity too.
 	out.Header.Del("Accept-Encoding")
+	reqBody := newBodyRecorder(ex, bundle.DirClientToServer, r.Header)
+	defer reqBody.close(false) // a body the upstream did not read to its end
 	if r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength >= 0 && r.ContentLength <= wholeBodyMax {
 			b, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength))
@@ -61,16 +64,17 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				http.Error(w, "wireproof: reading the request body: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			ex.body(bundle.DirClientToServer, b, true)
+			reqBody.whole(b)
 			out.Body = io.NopCloser(bytes.NewReader(b))
 			out.ContentLength = int64(len(b))
 		} else {
-			out.Body = &recordingBody{ex: ex, r: r.Body}
+			out.Body = &recordingBody{rec: reqBody, r: r.Body}
 		}
 	}
 
 	res, err := p.transport.RoundTrip(out)
 	if err != nil {
+		reqBody.close(false)
 		ex.end(0, fmt.Errorf("upstream: %w", err))
 		http.Error(w, "wireproof: upstream: "+err.Error(), http.StatusBadGateway)
 		return
@@ -93,6 +97,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(res.StatusCode)
 
 	size, err := ex.relayBody(w, res)
+	reqBody.close(false)
 	for k, vs := range res.Trailer {
 		h[http.TrailerPrefix+k] = vs
 	}
@@ -106,11 +111,12 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // relayBody streams the response body to the client, recording each chunk as
 // it arrives before writing it, and flushes after each chunk of a streamed
 // response (unknown length, or server-sent events) so nothing is held back.
-func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (int64, error) {
+func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (size int64, err error) {
+	rb := newBodyRecorder(ex, bundle.DirServerToClient, res.Header)
 	if res.ContentLength > 0 && res.ContentLength <= wholeBodyMax && !isEventStream(res.Header) {
 		b := make([]byte, res.ContentLength)
 		n, err := io.ReadFull(res.Body, b)
-		ex.body(bundle.DirServerToClient, b[:n], true)
+		rb.whole(b[:n])
 		if _, werr := w.Write(b[:n]); werr != nil {
 			return 0, fmt.Errorf("client: %w", werr)
 		}
@@ -124,11 +130,11 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (in
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	buf := *bp
-	var size int64
+	defer func() { rb.close(err == nil) }()
 	for {
 		n, err := res.Body.Read(buf)
 		if n > 0 {
-			ex.body(bundle.DirServerToClient, buf[:n], false)
+			rb.write(buf[:n])
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return size, fmt.Errorf("client: %w", werr)
 			}
@@ -153,37 +159,58 @@ func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream")
 }
 
-// body records one chunk, up to the body cap. owned says b is not reused by
-// the caller, so it need not be copied for subscribers.
-func (ex *httpExchange) body(dir bundle.Dir, b []byte, owned bool) {
+// take reserves room under the body cap for n more recorded bytes in dir and
+// returns how many of them may be recorded, marking the exchange truncated if
+// that is fewer.
+func (ex *httpExchange) take(dir bundle.Dir, n int64) int64 {
 	i := 0
 	if dir == bundle.DirServerToClient {
 		i = 1
 	}
 	ex.mu.Lock()
-	room := ex.p.rec.BodyCap() - ex.recorded[i]
-	if int64(len(b)) > room {
+	defer ex.mu.Unlock()
+	room := max(0, ex.p.rec.BodyCap()-ex.recorded[i])
+	if n > room {
 		ex.truncated = true
-		if room <= 0 {
-			ex.mu.Unlock()
-			return
-		}
-		b = b[:room]
+		n = room
 	}
-	ex.recorded[i] += int64(len(b))
-	ex.mu.Unlock()
+	ex.recorded[i] += n
+	return n
+}
+
+// setDecodeErr notes that the body in dir could not be decoded; http.end
+// says so in its attrs.
+func (ex *httpExchange) setDecodeErr(dir bundle.Dir, coding string, err error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.decodeErr == "" {
+		ex.decodeErr = fmt.Sprintf("%s: decoding %s: %v", dir, coding, err)
+	}
+}
+
+// body records a whole body as one http.body event, up to the body cap.
+func (ex *httpExchange) body(dir bundle.Dir, b []byte, owned bool) {
+	ex.emitBody(dir, b[:ex.take(dir, int64(len(b)))], owned, nil)
+}
+
+// emitBody records one http.body event. owned says b is not reused by the
+// caller, so it need not be copied for subscribers.
+func (ex *httpExchange) emitBody(dir bundle.Dir, b []byte, owned bool, attrs []byte) {
 	if len(b) == 0 {
 		return
 	}
 	if !owned && ex.p.rec.Retains() {
 		b = bytes.Clone(b)
 	}
-	ex.emit(&bundle.Event{Kind: bundle.KindHTTPBody, Conn: ex.id, Dir: dir, Body: bundle.Text(b)})
+	ex.emit(&bundle.Event{Kind: bundle.KindHTTPBody, Conn: ex.id, Dir: dir, Body: bundle.Text(b), Attrs: attrs})
 }
 
 func (ex *httpExchange) end(size int64, err error) {
 	ex.mu.Lock()
 	ev := &bundle.Event{Kind: bundle.KindHTTPEnd, Conn: ex.id, Size: size, Truncated: ex.truncated}
+	if ex.decodeErr != "" {
+		ev.Attrs = jsonAttr("decodeError", ex.decodeErr)
+	}
 	ex.mu.Unlock()
 	if err != nil {
 		ev.Err = err.Error()
@@ -198,14 +225,15 @@ func (ex *httpExchange) emit(ev *bundle.Event) { _, _ = ex.p.rec.Emit(ev) }
 
 // recordingBody records a streamed request body as the transport reads it.
 type recordingBody struct {
-	ex *httpExchange
-	r  io.ReadCloser
+	rec *bodyRecorder
+	r   io.ReadCloser
 }
 
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
-	if n > 0 {
-		b.ex.body(bundle.DirClientToServer, p[:n], false)
+	b.rec.write(p[:n])
+	if err == io.EOF {
+		b.rec.close(true)
 	}
 	return n, err
 }

@@ -2,15 +2,18 @@ package record
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/spelling"
 )
 
 // Redacted replaces every secret in a recording.
@@ -35,11 +38,12 @@ var fieldAnchors = []byte{'k', 'K'}
 // replacing them everywhere would shred unrelated text ("1", "true").
 const minLearned = 6
 
-// secretSet is an immutable snapshot of the secret patterns: every secret in
-// the spellings it may take on the wire (raw, JSON-escaped, URL-escaped),
-// longest first so a secret containing another is replaced whole.
+// secretSet is an immutable snapshot of the secrets: one pattern per secret,
+// each finding it in every spelling it may take on the wire (see pattern).
 type secretSet struct {
-	pats [][]byte
+	pats   []*pattern
+	starts []startPatterns
+	maxLen int // the longest spelling of any secret, which bounds a stream's hold-back
 }
 
 // redactor holds the secrets of a recording. Lookups take an atomic snapshot;
@@ -62,7 +66,8 @@ func newRedactor(secrets []string) *redactor {
 func (r *redactor) load() *secretSet { return r.set.Load() }
 
 // add adds secret s (learned: found in a token field, so subject to
-// minLearned). It reports whether the set changed.
+// minLearned). A secret given by the user also gets its base64 spellings. It
+// reports whether the set changed.
 func (r *redactor) add(s string, learned bool) bool {
 	if s == "" || strings.Contains(s, Redacted) || (learned && len(s) < minLearned) {
 		return false
@@ -75,42 +80,52 @@ func (r *redactor) add(s string, learned bool) bool {
 	r.known[s] = true
 	old := r.set.Load()
 	pats := slices.Clone(old.pats)
-	for _, v := range spellings(s) {
-		if !slices.ContainsFunc(pats, func(p []byte) bool { return string(p) == v }) {
-			pats = append(pats, []byte(v))
+	news := []string{s}
+	if !learned {
+		news = append(news, spelling.Base64Stable(s)...)
+	}
+	for _, v := range news {
+		if !slices.ContainsFunc(pats, func(p *pattern) bool { return p.secret == v }) {
+			pats = append(pats, newPattern(v))
 		}
 	}
-	slices.SortStableFunc(pats, func(a, b []byte) int { return len(b) - len(a) })
-	r.set.Store(&secretSet{pats: pats})
+	set := &secretSet{pats: pats, starts: buildStarts(pats)}
+	for _, p := range pats {
+		set.maxLen = max(set.maxLen, p.maxLen)
+	}
+	r.set.Store(set)
 	return true
-}
-
-// spellings returns s as it may appear on the wire.
-func spellings(s string) []string {
-	out := []string{s}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	for _, v := range []string{
-		strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(buf.String()), `"`), `"`),
-		url.QueryEscape(s),
-		url.PathEscape(s),
-	} {
-		if v != "" && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // RedactText returns s with every one of secrets, and every value of a token
 // field, replaced by "[REDACTED]". It is for text that never passes through a
 // Recorder, such as the command line written into a bundle's header.
+//
+// The password of a URL's userinfo (scheme://user:password@host) is
+// replaced too, and redacted wherever else it occurs in s.
 func RedactText(s string, secrets []string) string {
 	r := newRedactor(secrets)
+	for _, m := range userinfoPassword.FindAllStringSubmatch(s, -1) {
+		if p, err := url.PathUnescape(m[2]); err == nil {
+			r.add(p, true)
+		}
+		r.add(m[2], true)
+	}
+	s = userinfoPassword.ReplaceAllString(s, "${1}"+Redacted+"@")
 	r.learn([]byte(s))
 	return string(r.text([]byte(s), r.load()))
+}
+
+// userinfoPassword matches the password of a URL's userinfo.
+var userinfoPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
+
+// URLPassword returns the password of u's userinfo, or "".
+func URLPassword(u *url.URL) string {
+	if u == nil || u.User == nil {
+		return ""
+	}
+	p, _ := u.User.Password()
+	return p
 }
 
 // event redacts every textual field of ev in place. It never writes into the
@@ -201,8 +216,20 @@ func isCredentialHeader(k string) bool {
 func credentialValues(k, v string) []string {
 	switch http.CanonicalHeaderKey(k) {
 	case "Authorization", "Proxy-Authorization":
-		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-			return []string{strings.TrimSpace(cred)}
+		if scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			cred = strings.TrimSpace(cred)
+			out := []string{cred}
+			// Basic credentials are base64 of user:password: the password
+			// (and the pair) are secrets wherever they show up decoded.
+			if strings.EqualFold(scheme, "Basic") {
+				if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+					out = append(out, string(dec))
+					if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+						out = append(out, pass)
+					}
+				}
+			}
+			return out
 		}
 		return []string{strings.TrimSpace(v)}
 	case "Set-Cookie":
@@ -292,28 +319,27 @@ func (r *redactor) text(b []byte, set *secretSet) []byte {
 			out = append(out, b[last:]...)
 		}
 	}
-	for _, p := range set.pats {
-		out = replaceAll(out, p)
+	if len(set.pats) == 0 {
+		return out
 	}
-	return out
+	spans, _ := set.find(out)
+	return replaceSpans(out, spans)
 }
 
-// replaceAll returns b with every p replaced by Redacted; b itself is never
-// modified.
-func replaceAll(b, p []byte) []byte {
-	i := bytes.Index(b, p)
-	if i < 0 {
+// replaceSpans returns b with every span replaced by Redacted, or b itself if
+// there is none; b is never modified.
+func replaceSpans(b []byte, spans []span) []byte {
+	if len(spans) == 0 {
 		return b
 	}
 	out := make([]byte, 0, len(b))
-	for i >= 0 {
-		start := i - escapeBefore(b, i)
-		out = append(out, b[:start]...)
+	last := 0
+	for _, sp := range spans {
+		out = append(out, b[last:sp.start]...)
 		out = append(out, Redacted...)
-		b = b[i+len(p):]
-		i = bytes.Index(b, p)
+		last = sp.end
 	}
-	return append(out, b...)
+	return append(out, b[last:]...)
 }
 
 // escapeBefore returns how many bytes before b[i] belong to a JSON escape
@@ -356,13 +382,13 @@ func isHex(c byte) bool {
 
 func hasFieldHint(b []byte) bool {
 	found := false
-	eachTokenField(b, func(int) bool { found = true; return false })
+	eachTokenField(b, func(int, int) bool { found = true; return false })
 	return found
 }
 
-// eachTokenField calls fn with the end of every token field name in b, in no
-// particular order, until fn returns false.
-func eachTokenField(b []byte, fn func(end int) bool) {
+// eachTokenField calls fn with the start and end of every token field name in
+// b, in no particular order, until fn returns false.
+func eachTokenField(b []byte, fn func(start, end int) bool) {
 	for _, a := range fieldAnchors {
 		off := 0
 		for {
@@ -378,8 +404,11 @@ func eachTokenField(b []byte, fn func(end int) bool) {
 			for e < len(b) && isIdent(b[e]) {
 				e++
 			}
+			if l > 0 && b[l-1] == '%' && l+2 < i && isHex(b[l]) && isHex(b[l+1]) {
+				l += 2 // %3Ftoken: the name follows a percent-encoded byte
+			}
 			off = e
-			if isTokenField(b[l:e]) && !fn(e) {
+			if isTokenField(b[l:e]) && !fn(l, e) {
 				return
 			}
 			if off >= len(b) {
@@ -439,7 +468,7 @@ func isTokenField(name []byte) bool {
 // Replacing such a value with "[REDACTED]" keeps JSON valid.
 func scanFields(b []byte, fn func(field)) {
 	var found []field
-	eachTokenField(b, func(end int) bool {
+	eachTokenField(b, func(_, end int) bool {
 		if f, ok := fieldValue(b, end); ok {
 			found = append(found, f)
 		}
@@ -463,6 +492,16 @@ func fieldValue(b []byte, p int) (field, bool) {
 		p += 2
 	}
 	p = skipSpace(b, p)
+	if !quoted && !escQuoted && isEncodedEquals(b[p:]) {
+		// name%3Dvalue: a query string inside a percent-encoded URL (a
+		// redirect target); the value ends at an encoded & (%26).
+		start := p + 3
+		q := start
+		for q < len(b) && !isValueEnd(b[q]) && !isEncodedAmp(b[q:]) {
+			q++
+		}
+		return field{start: start, end: q}, q > start && string(b[start:q]) != Redacted
+	}
 	if p >= len(b) || (b[p] != ':' && b[p] != '=') {
 		return field{}, false
 	}
@@ -498,6 +537,14 @@ func fieldValue(b []byte, p int) (field, bool) {
 		return field{start: start, end: p}, p > start && string(b[start:p]) != Redacted
 	}
 	return field{}, false
+}
+
+func isEncodedEquals(b []byte) bool {
+	return len(b) >= 3 && b[0] == '%' && b[1] == '3' && (b[2] == 'D' || b[2] == 'd')
+}
+
+func isEncodedAmp(b []byte) bool {
+	return len(b) >= 3 && b[0] == '%' && b[1] == '2' && b[2] == '6'
 }
 
 func skipSpace(b []byte, p int) int {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/record"
 )
 
 // HAR is a HAR 1.2 document (http://www.softwareishard.com/blog/har-12-spec/).
@@ -228,6 +229,16 @@ func harQuery(raw string) []HARNameValue {
 		}
 		if v, err := url.QueryUnescape(value); err == nil {
 			value = v
+		}
+		// Decoding may reveal what the recording held only encoded (a
+		// token inside a percent-encoded redirect URL): redact the decoded
+		// pair by the recorder's rules before it is written in plain text.
+		if red := record.RedactText(name+"="+value, nil); red != name+"="+value {
+			if n, v, ok := strings.Cut(red, "="); ok && n == name {
+				value = v
+			} else {
+				value = record.Redacted
+			}
 		}
 		out = append(out, HARNameValue{Name: name, Value: value})
 	}

@@ -116,7 +116,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Manifest: bundle.Manifest{
 			Scenario: opts.Scenario, Provider: opts.Provider, Model: opts.Model,
 			Revision: repo.Revision, Dirty: repo.Dirty,
-			Commands: [][]string{argv},
+			Commands: [][]string{redactArgs(argv, bootstrapToken)},
 			Options: map[string]string{
 				"timeout":       opts.Timeout.String(),
 				"failGate":      fmt.Sprint(opts.FailGate),
@@ -176,7 +176,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("closing the bundle: %w", err)
 	}
 	pretty, _ := json.MarshalIndent(verdict, "", "  ")
-	if err := os.WriteFile(res.VerdictFile, append(pretty, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(res.VerdictFile, append(pretty, '\n'), 0o600); err != nil {
 		return nil, err
 	}
 	res.Verdict, res.Status, res.Interrupted = verdict, verdict.Status, interrupted
@@ -533,4 +533,14 @@ func trimError(err error) string {
 		s = s[:500] + "..."
 	}
 	return strings.TrimSpace(s)
+}
+
+// redactArgs returns argv with the bootstrap token and any URL's userinfo
+// password replaced, for the manifest.
+func redactArgs(argv []string, secret string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = record.RedactText(a, []string{secret})
+	}
+	return out
 }

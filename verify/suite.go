@@ -158,7 +158,7 @@ func writeResults(res *SuiteResult) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(res.Results, append(b, '\n'), 0o644)
+	return os.WriteFile(res.Results, append(b, '\n'), 0o600)
 }
 
 func fileExists(p string) bool {

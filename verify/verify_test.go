@@ -109,6 +109,11 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fi, err := os.Stat(res.VerdictFile); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the verdict file's mode is %v, want 0600 like the bundle", fi.Mode().Perm())
+	}
 	if err := json.Unmarshal(b, &fileVerdict); err != nil {
 		t.Fatalf("verdict file: %v", err)
 	}
@@ -344,6 +349,11 @@ func TestSuiteCommand(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "results.json")); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("results.json's mode is %v, want 0600 like the bundle", fi.Mode().Perm())
 	}
 	var entries []verify.SuiteEntry
 	if err := json.Unmarshal(b, &entries); err != nil {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -119,7 +120,12 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		}
 		return fmt.Errorf("-o %s: %w", opts.output, err)
 	}
-	rec := record.New(w, &record.Options{Redact: opts.redact, BodyCap: opts.bodyCap})
+	secrets := opts.redact
+	if p := record.URLPassword(upstream); p != "" {
+		// The upstream's password is a secret wherever it shows up.
+		secrets = append(slices.Clip(secrets), p)
+	}
+	rec := record.New(w, &record.Options{Redact: secrets, BodyCap: opts.bodyCap})
 	var srv *record.Server
 	if upstream != nil {
 		proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
@@ -133,7 +139,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 			os.Remove(opts.output)
 			return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
 		}
-		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(upstream.String()), opts.output)
+		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(record.RedactText(upstream.String(), nil)), opts.output)
 		if !opts.stdio {
 			// With --stdio, stdout is the command's protocol stream.
 			fmt.Fprintln(opts.stdout, srv.URL)
@@ -233,15 +239,20 @@ func parseUpstream(s string) (*url.URL, error) {
 	if s == "" {
 		return nil, errors.New("missing --upstream URL: the server to record")
 	}
+	shown := record.RedactText(s, nil) // an error never shows the userinfo's password
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("--upstream %q: %w", s, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its message repeats the URL whole
+		}
+		return nil, fmt.Errorf("--upstream %q: %w", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("--upstream %q: must be an http:// or https:// URL", s)
+		return nil, fmt.Errorf("--upstream %q: must be an http:// or https:// URL", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("--upstream %q: has no host", s)
+		return nil, fmt.Errorf("--upstream %q: has no host", shown)
 	}
 	return u, nil
 }

@@ -127,6 +127,37 @@ func TestRecordCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("the upstream's userinfo password is in neither the banner nor the manifest", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run.zst")
+		const pw = "upstream-pw-7788"
+		withPW := strings.Replace(upstream.URL, "http://", "http://alice:"+pw+"@", 1)
+		cmd := exec.Command(bin, "record", "--upstream", withPW, "-o", out, "--", self, withPW)
+		cmd.Env = append(os.Environ(), recordClientEnv+"=/hello")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitStatus(t, cmd.Run()); code != 3 {
+			t.Fatalf("exit status %d, want the command's 3; stderr:\n%s", code, stderr.String())
+		}
+		redacted := strings.Replace(upstream.URL, "http://", "http://alice:[REDACTED]@", 1)
+		if !strings.Contains(stderr.String(), " -> "+redacted+" into ") {
+			t.Errorf("stderr = %q, want the upstream shown as %s", stderr.String(), redacted)
+		}
+		h, _ := recordedEvents(t, out)
+		if got := h.Manifest.Options["upstream"]; got != redacted {
+			t.Errorf("manifest upstream = %q, want %q", got, redacted)
+		}
+		for name, b := range map[string][]byte{"stderr": stderr.Bytes(), "stdout": stdout.Bytes(), "bundle": decompressFile(t, out)} {
+			if bytes.Contains(b, []byte(pw)) {
+				t.Errorf("%s holds the upstream's password", name)
+			}
+		}
+		// A malformed URL's error does not show it either.
+		code, _, errOut := runBin(t, "record", "--upstream", "ftp://bob:"+pw+"@127.0.0.1:1", "-o", filepath.Join(t.TempDir(), "x.zst"))
+		if code != exitUsage || strings.Contains(errOut, pw) {
+			t.Errorf("record with an ftp upstream: exit %d, stderr %q: want a usage error without the password", code, errOut)
+		}
+	})
+
 	t.Run("records until SIGINT", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run.zst")
 		cmd := exec.Command(bin, "record", "--upstream", upstream.URL, "-o", out)

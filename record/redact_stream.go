@@ -1,0 +1,197 @@
+package record
+
+import (
+	"bytes"
+	"strings"
+)
+
+// maxFieldHold bounds how much of an unfinished token field (`"token":"...`
+// without its closing quote) a stream holds back waiting for the rest. A
+// value longer than this is no credential; it is released as it stands.
+const maxFieldHold = 64 << 10
+
+// bodyStream splits a byte stream that arrives in chunks (a streamed HTTP
+// body, server-sent events, a WebSocket message read frame by frame) into
+// pieces that can each be redacted on their own: a secret, or a token field
+// and its value, is never cut between two pieces.
+//
+// next returns at once every byte that cannot be the start of a secret (in
+// any spelling) or of an unfinished token field, and holds back only the
+// tail that could be, until a later chunk decides it. The hold-back is
+// bounded by the longest spelling of the longest secret (12 bytes per
+// character) and by maxFieldHold for a token field. A chunk that ends with
+// nothing of the kind is released whole, so recording a stream never waits
+// for its next chunk.
+//
+// The pieces are not redacted yet: Recorder.Emit redacts every event, and
+// learns the values of token fields, when it records them.
+type bodyStream struct {
+	red  *redactor
+	held []byte // owned by the stream
+}
+
+func newBodyStream(red *redactor) *bodyStream { return &bodyStream{red: red} }
+
+// next takes the next chunk and returns the piece that can be recorded now. The
+// piece may share memory with chunk; it never shares it with the stream.
+func (s *bodyStream) next(chunk []byte) []byte {
+	buf := chunk
+	if len(s.held) > 0 {
+		buf = append(s.held, chunk...) // s.held has no spare capacity: a new array
+	}
+	cut := s.red.cut(buf)
+	s.held = append([]byte(nil), buf[cut:]...)
+	return buf[:cut]
+}
+
+// flush returns what is held back at the end of the stream. If the stream was
+// cut short (ended is false: the body cap was reached, the connection died)
+// the held tail may be the start of a secret whose end was never seen, and it
+// is dropped rather than recorded.
+func (s *bodyStream) flush(ended bool) []byte {
+	b := s.held
+	s.held = nil
+	if !ended {
+		return nil
+	}
+	return b
+}
+
+// cut returns the length of the longest prefix of b that can be redacted
+// without knowing what follows b: no secret spelling and no token field may
+// run from it past the end of b. It first learns the values of the token
+// fields complete in b, so that the rest of b is cut with them known.
+func (r *redactor) cut(b []byte) int {
+	hold := fieldHold(b)
+	r.learn(b[:hold])
+	set := r.load()
+	cut := len(b)
+	var spans []span
+	if len(set.pats) > 0 {
+		spans, cut = set.find(b)
+	}
+	cut = min(cut, hold)
+	// A complete occurrence or field straddling the cut goes whole to the
+	// next piece.
+	eachTokenFieldSpan(b, func(sp span) { spans = append(spans, sp) })
+	for moved := true; moved; {
+		moved = false
+		for _, sp := range spans {
+			if sp.start < cut && cut < sp.end {
+				cut, moved = sp.start, true
+			}
+		}
+	}
+	return cut
+}
+
+// eachTokenFieldSpan calls fn with the span from the name of each complete
+// token field in b to the end of its value.
+func eachTokenFieldSpan(b []byte, fn func(span)) {
+	eachTokenField(b, func(start, end int) bool {
+		if f, ok := fieldValue(b, end); ok {
+			fn(span{start, f.end})
+		}
+		return true
+	})
+}
+
+// fieldHold returns where the tail of b that may be an unfinished token field
+// begins (len(b) if there is none): a field name whose value b ends before,
+// or a trailing word that may be the start of a field name.
+func fieldHold(b []byte) int {
+	hold := len(b)
+	l := len(b)
+	for l > 0 && isIdent(b[l-1]) {
+		l--
+	}
+	if l < len(b) && isTokenFieldPrefix(b[l:]) {
+		hold = l
+	}
+	from := max(0, len(b)-maxFieldHold)
+	eachTokenField(b[from:], func(start, end int) bool {
+		if start+from < hold && fieldUnfinished(b, end+from) {
+			hold = start + from
+		}
+		return true
+	})
+	return hold
+}
+
+func isTokenFieldPrefix(w []byte) bool {
+	for _, f := range tokenFields {
+		if len(w) <= len(f) && strings.EqualFold(f[:len(w)], string(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldUnfinished reports whether b ends before the value of the token field
+// whose name ends at p is complete (see fieldValue for the forms).
+func fieldUnfinished(b []byte, p int) bool {
+	quoted := false
+	switch {
+	case p >= len(b):
+		return true
+	case b[p] == '"':
+		quoted = true
+		p++
+	case b[p] == '\\':
+		if p+1 >= len(b) {
+			return true
+		}
+		if b[p+1] == '"' {
+			quoted = true
+			p += 2
+		}
+	}
+	p = skipSpace(b, p)
+	if p >= len(b) || !quoted && b[p] == '%' && (p+3 > len(b) || isEncodedEquals(b[p:])) {
+		// name%3Dvalue runs on until an encoded & or a value end.
+		if p+3 <= len(b) {
+			for q := p + 3; q < len(b); q++ {
+				if isValueEnd(b[q]) || isEncodedAmp(b[q:]) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if b[p] != ':' && b[p] != '=' {
+		return false
+	}
+	sep := b[p]
+	p = skipSpace(b, p+1)
+	if p >= len(b) {
+		return true
+	}
+	switch {
+	case b[p] == '"':
+		for q := p + 1; q < len(b); q++ {
+			switch b[q] {
+			case '\\':
+				q++
+			case '"':
+				return false
+			}
+		}
+		return true
+	case b[p] == '\\':
+		if p+1 >= len(b) {
+			return true
+		}
+		if b[p+1] == '"' {
+			return !bytes.Contains(b[p+2:], []byte(`\"`))
+		}
+		return false
+	case sep == '=' || !quoted:
+		for ; p < len(b); p++ {
+			if isValueEnd(b[p]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
