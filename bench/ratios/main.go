@@ -64,6 +64,8 @@ var lines = []line{
 	{name: "ws echo p50, recorded vs direct", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p50-ns", unit: "ns"},
 	{name: "ws echo p99, recorded vs direct", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p99-ns", unit: "ns"},
 	{name: "http 20KiB json x8, recorded vs ReverseProxy", bench: "BenchmarkHTTPJSON/recorded", baseBench: "BenchmarkHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.8, unit: "MB/s"},
+	{name: "http 1GiB streamed response, recorded vs direct", bench: "BenchmarkHTTPStream/recorded", baseBench: "BenchmarkHTTPStream/direct", metric: "MB/s", higherIsBetter: true, target: 0.6, unit: "MB/s"},
+	{name: "http 1GiB streamed response, 64 MiB / peak heap", bench: "BenchmarkHTTPStream/recorded", metric: "budget-ratio", higherIsBetter: true, target: 1, unit: "x"},
 	{name: "compression, projection-heavy stream", bench: "BenchmarkCompression/projection", metric: "ratio", higherIsBetter: true, target: 100, unit: "x"},
 	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
 }

@@ -1,0 +1,169 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// A streamed chunk that cannot begin a secret is relayed to the client and
+// recorded before the upstream sends the next one: the upstream waits for the
+// test's signal, which comes only once both happened. A chunk ending with a
+// secret's first bytes is relayed at once too; only its recording waits for
+// the chunk that decides it.
+func TestStreamChunkRecordedBeforeNext(t *testing.T) {
+	const secret = "sk-live-0123456789"
+	next := make(chan struct{}, 3)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, chunk := range []string{"data: one\n\n", "data: sk-li", "ve-0123456789\n\n"} {
+			w.Write([]byte(chunk))
+			w.(http.Flusher).Flush()
+			<-next
+		}
+	}))
+	defer up.Close()
+	rc := startRecording(t, up.URL, &Options{Redact: []string{secret}})
+	recorded := make(chan string, 16)
+	rc.rec.Subscribe("test", SubscriberFunc(func(ev *bundle.Event) error {
+		if ev.Kind == bundle.KindHTTPBody {
+			recorded <- string(ev.Body.Data)
+		}
+		return nil
+	}))
+	res, err := http.Get(rc.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	read := func(n int) string {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(res.Body, b); err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := read(len("data: one\n\n")); got != "data: one\n\n" {
+		t.Fatalf("client read %q", got)
+	}
+	if got := <-recorded; got != "data: one\n\n" {
+		t.Fatalf("recorded %q, want the first chunk whole before the next is sent", got)
+	}
+	next <- struct{}{} // the upstream may send the second chunk
+	if got := read(len("data: sk-li")); got != "data: sk-li" {
+		t.Fatalf("client read %q, want the chunk relayed before the next one", got)
+	}
+	if got := <-recorded; got != "data: " {
+		t.Fatalf("recorded %q, want only what cannot begin the secret", got)
+	}
+	next <- struct{}{}
+	next <- struct{}{}
+	rest, _ := io.ReadAll(res.Body)
+	if string(rest) != "ve-0123456789\n\n" {
+		t.Errorf("client read %q", rest)
+	}
+	evs := rc.stop()
+	var body strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == bundle.KindHTTPBody {
+			body.Write(ev.Body.Data)
+		}
+	}
+	if want := "data: one\n\ndata: [REDACTED]\n\n"; body.String() != want {
+		t.Errorf("recorded body %q, want %q", body.String(), want)
+	}
+}
+
+// Compressed bodies are recorded decoded, noted in attrs, and relayed to the
+// client byte for byte; corrupt ones are noted in http.end.
+func TestProxyDecodesCompressedBodies(t *testing.T) {
+	plain := []byte(`{"token":"abcdefgh12","text":"` + strings.Repeat("hello ", 3000) + `"}`)
+	enc := map[string][]byte{}
+	for _, c := range []string{"gzip", "deflate", "br", "zstd"} {
+		var buf bytes.Buffer
+		var w io.WriteCloser
+		switch c {
+		case "gzip":
+			w = gzip.NewWriter(&buf)
+		case "deflate":
+			w = zlib.NewWriter(&buf)
+		case "br":
+			w = brotli.NewWriter(&buf)
+		case "zstd":
+			w, _ = zstd.NewWriter(&buf)
+		}
+		w.Write(plain)
+		w.Close()
+		enc[c] = buf.Bytes()
+	}
+	enc["corrupt"] = []byte("not gzip at all")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := strings.TrimPrefix(r.URL.Path, "/")
+		b := enc[c]
+		if c == "corrupt" {
+			c = "gzip"
+		}
+		w.Header().Set("Content-Encoding", c)
+		if r.URL.Query().Get("stream") == "" {
+			w.Write(b) // small enough for a Content-Length
+			return
+		}
+		for i := 0; i < len(b); i += 100 {
+			w.Write(b[i:min(i+100, len(b))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer up.Close()
+	for _, c := range []string{"gzip", "deflate", "br", "zstd", "corrupt"} {
+		for _, stream := range []string{"", "1"} {
+			t.Run(c+"/stream="+stream, func(t *testing.T) {
+				rc := startRecording(t, up.URL, nil)
+				req, _ := http.NewRequest("GET", rc.URL+"/"+c+"?stream="+stream, nil)
+				res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if !bytes.Equal(got, enc[c]) {
+					t.Errorf("the client got %d bytes, want the upstream's %d unchanged", len(got), len(enc[c]))
+				}
+				var body []byte
+				var attrs, endAttrs string
+				for _, ev := range rc.stop() {
+					switch ev.Kind {
+					case bundle.KindHTTPBody:
+						body = append(body, ev.Body.Data...)
+						attrs = string(ev.Attrs)
+					case bundle.KindHTTPEnd:
+						endAttrs = string(ev.Attrs)
+					}
+				}
+				if c == "corrupt" {
+					var a struct{ DecodeError string }
+					if json.Unmarshal([]byte(endAttrs), &a) != nil || !strings.Contains(a.DecodeError, "gzip") {
+						t.Errorf("http.end attrs %q, want a decodeError naming gzip", endAttrs)
+					}
+					return
+				}
+				want := strings.Replace(string(plain), "abcdefgh12", Redacted, 1)
+				if string(body) != want {
+					t.Errorf("recorded body (%d bytes) is not the decoded, redacted text (%d bytes)", len(body), len(want))
+				}
+				if wantAttrs := `{"decoded":"` + c + `"}`; attrs != wantAttrs {
+					t.Errorf("body attrs %s, want %s", attrs, wantAttrs)
+				}
+			})
+		}
+	}
+}
