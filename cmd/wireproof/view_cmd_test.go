@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestViewServesAndStopsOnSIGINT runs `wireproof view` as a user does: it
+// prints a loopback URL, serves the corpus, and exits 0 on Ctrl-C.
+func TestViewServesAndStopsOnSIGINT(t *testing.T) {
+	corpus := filepath.Join("..", "..", "fixtures", "golden", "live")
+	cmd := exec.Command(wireproofBin, "view", corpus, notABundle(t))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v; stderr: %s", err, stderr.String())
+	}
+	u, err := url.Parse(strings.TrimSpace(line))
+	if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
+		t.Fatalf("printed %q: not a loopback URL", line)
+	}
+	resp, err := http.Get(u.String() + "api/bundles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Bundles []struct{ Name, Status string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 19 live bundles and the file that is not a bundle, shown as unreadable.
+	if len(c.Bundles) != 20 || c.Bundles[19].Status != "unreadable" {
+		t.Errorf("bundles: %+v", c.Bundles)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitStatus(t, cmd.Wait()); code != 0 {
+		t.Errorf("exit %d after SIGINT; stderr: %s", code, stderr.String())
+	}
+	if _, err := http.Get(u.String()); err == nil {
+		t.Error("still serving after exit")
+	}
+}
+
+func TestViewUsageErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"view"}, "at least one BUNDLE or DIR"},
+		{[]string{"view", missing}, missing + ": no such file or directory"},
+		{[]string{"view", t.TempDir()}, "no bundles"},
+		{[]string{"view", "--listen", "127.0.0.1:notaport", "."}, "--listen"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := runBin(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package view
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// MaxDetailBody caps the bytes of one payload the details API returns.
+const MaxDetailBody = 256 << 10
+
+// Payload is a body for display: JSON (shown as a tree), text, or binary as
+// a hex dump.
+type Payload struct {
+	Encoding  string          `json:"encoding"` // json, text or hex
+	JSON      json.RawMessage `json:"json,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Size      int             `json:"size"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// EventDetail is one event in full (its payload capped at MaxDetailBody).
+type EventDetail struct {
+	Event
+	Type      string          `json:"type,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	Status    int             `json:"status,omitempty"`
+	Code      int             `json:"code,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Header    http.Header     `json:"header,omitempty"`
+	Attrs     json.RawMessage `json:"attrs,omitempty"`
+	Size      int64           `json:"size,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Err       string          `json:"err,omitempty"`
+	Body      *Payload        `json:"body,omitempty"`
+}
+
+// CallDetail is one RPC call with its messages' contents.
+type CallDetail struct {
+	CallSpan
+	Payload *Payload `json:"payload,omitempty"` // the Request's payload
+	Exit    *Payload `json:"exit,omitempty"`    // the Exit message's exit
+	// Fails, Dies and Interrupts are the failure's cause, flattened (every
+	// typed error and defect in full).
+	Fails      []json.RawMessage `json:"fails,omitempty"`
+	Dies       []json.RawMessage `json:"dies,omitempty"`
+	Interrupts []string          `json:"interrupts,omitempty"`
+	// Chunks are the first chunks' values.
+	Chunks []ChunkDetail `json:"chunkValues,omitempty"`
+}
+
+// ChunkDetail is one Chunk message of a streaming call.
+type ChunkDetail struct {
+	Seq    uint64   `json:"seq"`
+	T      int64    `json:"t"`
+	Values *Payload `json:"values"`
+}
+
+// maxChunkDetails caps the chunks a call's details carry.
+const maxChunkDetails = 50
+
+func payloadOf(data []byte, binary bool) *Payload {
+	if data == nil {
+		return nil
+	}
+	p := &Payload{Size: len(data)}
+	if len(data) > MaxDetailBody {
+		data, p.Truncated = data[:MaxDetailBody], true
+	}
+	switch {
+	case binary || !utf8.Valid(data):
+		p.Encoding, p.Text = "hex", hex.Dump(data)
+	case !p.Truncated && json.Valid(data):
+		p.Encoding, p.JSON = "json", json.RawMessage(data)
+	default:
+		p.Encoding, p.Text = "text", string(data)
+	}
+	return p
+}
+
+// scan streams the bundle's events in seq order up to and including seq last,
+// decoding payloads only where want says so; fn returns false to stop.
+func scan(ctx context.Context, path string, last uint64, want func(seq uint64, k bundle.Kind) bool, fn func(ev *bundle.Event) bool) error {
+	var next uint64 = 1 // the seq the reader decodes next (the header is seq 0)
+	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !want(next, k) }})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return each(ctx, r, func(ev *bundle.Event) bool {
+		next = ev.Seq + 1
+		return fn(ev) && ev.Seq < last
+	})
+}
+
+// each hands r's events to fn in order until fn returns false or the stream
+// ends, checking ctx as it goes.
+func each(ctx context.Context, r *bundle.Reader, fn func(ev *bundle.Event) bool) error {
+	var ev bundle.Event
+	for n := 0; ; n++ {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(&ev) {
+			return nil
+		}
+	}
+}
+
+// readEvent reads the event at seq in full.
+func readEvent(ctx context.Context, path string, e Event) (*EventDetail, error) {
+	d := &EventDetail{Event: e}
+	if e.Seq == 0 {
+		r, err := bundle.Open(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		h, _ := json.Marshal(r.Header())
+		d.Body = payloadOf(h, false)
+		return d, nil
+	}
+	found := false
+	err := scan(ctx, path, e.Seq, func(seq uint64, _ bundle.Kind) bool { return seq == e.Seq }, func(ev *bundle.Event) bool {
+		if ev.Seq != e.Seq {
+			return true
+		}
+		found = true
+		d.Type, d.Name, d.Method, d.URL, d.Status, d.Code, d.Reason = ev.Type, ev.Name, ev.Method, ev.URL, ev.Status, ev.Code, ev.Reason
+		d.Header, d.Attrs, d.Size, d.Truncated, d.Err = ev.Header, append(json.RawMessage(nil), ev.Attrs...), ev.Size, ev.Truncated, ev.Err
+		d.Body = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("seq %d is not in the bundle", e.Seq)
+	}
+	return d, nil
+}
+
+// readCall re-reads the WebSocket traffic of the call's connection up to the
+// call's end and keeps the call's messages: the correlator that decodes them
+// is replay's, so the details say what replay saw.
+func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
+	d := &CallDetail{CallSpan: c}
+	last := c.EndSeq
+	if last == 0 {
+		last = ^uint64(0)
+	}
+	corr := replay.NewCorrelator(func(r *replay.RPCEvent) {
+		if r.Call == nil || r.Call.RequestSeq != c.Seq || r.Call.ID != c.ID || r.Message == nil {
+			return
+		}
+		m := r.Message
+		switch m.Tag {
+		case t3.TagRequest:
+			d.Payload = payloadOf(append([]byte(nil), m.Payload...), false)
+		case t3.TagChunk:
+			if len(d.Chunks) < maxChunkDetails {
+				d.Chunks = append(d.Chunks, ChunkDetail{Seq: r.Seq, T: r.T, Values: payloadOf(append([]byte(nil), m.Values...), false)})
+			}
+		case t3.TagExit:
+			if m.Exit != nil {
+				b, _ := json.Marshal(m.Exit)
+				d.Exit = payloadOf(b, false)
+				if m.Exit.Tag == t3.ExitFailure {
+					if cause, err := replay.DecodeCause(m.Exit.Cause); err == nil {
+						for _, f := range cause.Fails {
+							d.Fails = append(d.Fails, append(json.RawMessage(nil), f...))
+						}
+						for _, x := range cause.Dies {
+							d.Dies = append(d.Dies, append(json.RawMessage(nil), x...))
+						}
+						d.Interrupts = cause.Interrupts
+					}
+				}
+			}
+		}
+	})
+	wsKind := func(k bundle.Kind) bool {
+		return k == bundle.KindWSOpen || k == bundle.KindWSMessage || k == bundle.KindWSClose
+	}
+	err := scan(ctx, path, last, func(_ uint64, k bundle.Kind) bool { return k == bundle.KindWSMessage }, func(ev *bundle.Event) bool {
+		if wsKind(ev.Kind) && ev.Conn == c.Conn {
+			corr.Feed(ev)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}

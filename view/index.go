@@ -1,0 +1,363 @@
+package view
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/triage"
+)
+
+// maxSummary caps an event's one-line summary in the index: the index holds
+// summaries, never whole payloads, so a big bundle costs a few hundred bytes
+// per event. Payloads are read from the file when asked for (fetch.go).
+const maxSummary = 140
+
+// maxTicks caps the chunk, ack or body-chunk ticks kept per span.
+const maxTicks = 200
+
+// Event is one line of the event list: what the list, its filters and its
+// search need, without the payload.
+type Event struct {
+	Seq     uint64 `json:"seq"`
+	T       int64  `json:"t"`
+	Kind    string `json:"kind"`
+	Conn    string `json:"conn,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	Summary string `json:"summary"`
+	// RPC names the RPC messages a ws.message carried ("Request
+	// orchestration.launchThread #3, Exit Success #2").
+	RPC string `json:"rpc,omitempty"`
+	// Calls are the indexes (into Index.Calls) of the RPC calls this event
+	// belongs to; Exchange the index (into Index.HTTP) of its HTTP exchange, -1
+	// when none.
+	Calls    []int32 `json:"calls,omitempty"`
+	Exchange int32   `json:"exchange"`
+}
+
+// HTTPSpan is one HTTP exchange on the waterfall.
+type HTTPSpan struct {
+	Conn   string  `json:"conn"`
+	Method string  `json:"method"`
+	URL    string  `json:"url"`
+	Status int     `json:"status,omitempty"`
+	Seq    uint64  `json:"seq"`
+	T      int64   `json:"t"`
+	RespT  int64   `json:"respT,omitempty"`
+	EndSeq uint64  `json:"endSeq,omitempty"`
+	EndT   int64   `json:"endT,omitempty"` // 0: never ended
+	Err    string  `json:"err,omitempty"`
+	Chunks []int64 `json:"chunks,omitempty"` // response body chunk times (capped)
+}
+
+// WSSpan is one WebSocket connection.
+type WSSpan struct {
+	Conn     string `json:"conn"`
+	URL      string `json:"url"`
+	Seq      uint64 `json:"seq"`
+	T        int64  `json:"t"`
+	CloseSeq uint64 `json:"closeSeq,omitempty"`
+	CloseT   int64  `json:"closeT,omitempty"` // 0: not closed in the bundle
+	Messages int    `json:"messages"`
+	Close    string `json:"close,omitempty"` // how it closed, in words
+}
+
+// CallSpan is one RPC call from its Request to the message that ended it.
+type CallSpan struct {
+	Index       int     `json:"index"`
+	Conn        string  `json:"conn"`
+	ID          string  `json:"id"`
+	Method      string  `json:"method"`
+	ThreadID    string  `json:"threadId,omitempty"`
+	Seq         uint64  `json:"seq"`
+	T           int64   `json:"t"`
+	EndSeq      uint64  `json:"endSeq,omitempty"`
+	EndT        int64   `json:"endT,omitempty"`
+	Outcome     string  `json:"outcome"`
+	Chunks      int     `json:"chunks"`
+	Acks        int     `json:"acks"`
+	ChunkT      []int64 `json:"chunkT,omitempty"` // chunk times (capped)
+	AckT        []int64 `json:"ackT,omitempty"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+	Cause       string  `json:"cause,omitempty"`  // a failure's cause, one line
+	Reason      string  `json:"reason,omitempty"` // why unknown or defect
+}
+
+// Point is an instant on a lane: a gate request or release, a mark, a
+// process event.
+type Point struct {
+	Seq   uint64 `json:"seq"`
+	T     int64  `json:"t"`
+	Kind  string `json:"kind"`
+	Conn  string `json:"conn,omitempty"`
+	Label string `json:"label"`
+}
+
+// ProcSpan is one life of a process, from start to exit.
+type ProcSpan struct {
+	Conn    string  `json:"conn"`
+	Seq     uint64  `json:"seq"`
+	T       int64   `json:"t"`
+	ReadyT  int64   `json:"readyT,omitempty"`
+	EndSeq  uint64  `json:"endSeq,omitempty"`
+	EndT    int64   `json:"endT,omitempty"` // 0: still running when the bundle ended
+	Exit    string  `json:"exit,omitempty"`
+	Signals []int64 `json:"signals,omitempty"`
+}
+
+// Index is a bundle taken apart for the viewer in one pass, holding
+// summaries and spans, not payloads.
+type Index struct {
+	Events  []Event    `json:"-"`
+	HTTP    []HTTPSpan `json:"http"`
+	WS      []WSSpan   `json:"ws"`
+	Calls   []CallSpan `json:"calls"`
+	Procs   []ProcSpan `json:"procs"`
+	Points  []Point    `json:"points"` // gate, marks, verdict, artifacts
+	Logs    int        `json:"logs"`
+	LastT   int64      `json:"lastT"`
+	Kinds   []string   `json:"kinds"`   // kinds present, sorted
+	Conns   []string   `json:"conns"`   // connections present, sorted
+	Methods []string   `json:"methods"` // RPC and HTTP methods present, sorted
+	// RPCErrors are frames the correlator could not decode.
+	RPCErrors []Point `json:"rpcErrors,omitempty"`
+
+	Truncated       bool   `json:"truncated,omitempty"`
+	TruncatedReason string `json:"truncatedReason,omitempty"`
+}
+
+type indexer struct {
+	ix      *Index
+	corr    *replay.Correlator
+	http    map[string]int32 // open exchange by conn
+	ws      map[string]int
+	calls   map[*replay.Call]int32
+	procs   map[string]int
+	kinds   map[string]bool
+	conns   map[string]bool
+	methods map[string]bool
+	cur     *Event // the event being indexed (RPC labels go onto it)
+	rpc     []string
+}
+
+// bodyKinds are the kinds whose payloads the index reads: the RPC frames,
+// marks (the run mark names the gate) and the small bodies summaries quote.
+func bodyKinds(k bundle.Kind) bool {
+	switch k {
+	case bundle.KindWSMessage, bundle.KindMark, bundle.KindProcLog, bundle.KindProcReady, bundle.KindStdioLine,
+		bundle.KindHTTPBody, bundle.KindGateRelease:
+		return true
+	}
+	return false
+}
+
+// buildIndex reads the bundle at path once.
+func buildIndex(ctx context.Context, path string) (*Index, error) {
+	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !bodyKinds(k) }})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*replay.Call]int32{},
+		procs: map[string]int{}, kinds: map[string]bool{}, conns: map[string]bool{}, methods: map[string]bool{}}
+	x.corr = replay.NewCorrelator(x.onRPC)
+	h := r.Header()
+	x.add(&bundle.Event{Kind: bundle.KindHeader}, "recording started: "+h.Tool)
+	last := bundle.Event{}
+	err = each(ctx, r, func(ev *bundle.Event) bool {
+		x.add(ev, "")
+		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.cur = nil
+	x.corr.End(&last)
+	ix := x.ix
+	ix.LastT = last.T
+	ix.Truncated, ix.TruncatedReason = r.Truncated(), r.TruncatedReason()
+	ix.Kinds, ix.Conns, ix.Methods = sortedSet(x.kinds), sortedSet(x.conns), sortedSet(x.methods)
+	return ix, nil
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (x *indexer) add(ev *bundle.Event, summary string) {
+	ix := x.ix
+	if summary == "" {
+		summary = triage.Summary(ev)
+	}
+	ix.Events = append(ix.Events, Event{Seq: ev.Seq, T: ev.T, Kind: string(ev.Kind), Conn: ev.Conn, Dir: string(ev.Dir),
+		Summary: clipLine(summary, maxSummary), Exchange: -1})
+	e := &ix.Events[len(ix.Events)-1]
+	x.kinds[e.Kind] = true
+	x.conns[ev.Conn] = true
+	switch ev.Kind {
+	case bundle.KindHTTPRequest:
+		span := HTTPSpan{Conn: ev.Conn, Method: ev.Method, URL: ev.URL, Seq: ev.Seq, T: ev.T}
+		x.http[ev.Conn] = int32(len(ix.HTTP))
+		ix.HTTP = append(ix.HTTP, span)
+		x.methods[ev.Method] = true
+		e.Exchange = x.http[ev.Conn]
+	case bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+		i, ok := x.http[ev.Conn]
+		if !ok {
+			break
+		}
+		e.Exchange = i
+		s := &ix.HTTP[i]
+		switch ev.Kind {
+		case bundle.KindHTTPResponse:
+			s.Status, s.RespT = ev.Status, ev.T
+		case bundle.KindHTTPBody:
+			if ev.Dir == bundle.DirServerToClient && len(s.Chunks) < maxTicks {
+				s.Chunks = append(s.Chunks, ev.T)
+			}
+		case bundle.KindHTTPEnd:
+			s.EndSeq, s.EndT, s.Err = ev.Seq, ev.T, ev.Err
+			delete(x.http, ev.Conn)
+		}
+	case bundle.KindWSOpen:
+		x.ws[ev.Conn] = len(ix.WS)
+		ix.WS = append(ix.WS, WSSpan{Conn: ev.Conn, URL: ev.URL, Seq: ev.Seq, T: ev.T})
+	case bundle.KindWSMessage:
+		if i, ok := x.ws[ev.Conn]; ok {
+			ix.WS[i].Messages++
+		}
+	case bundle.KindWSClose:
+		if i, ok := x.ws[ev.Conn]; ok && ix.WS[i].CloseT == 0 {
+			ix.WS[i].CloseSeq, ix.WS[i].CloseT, ix.WS[i].Close = ev.Seq, ev.T, e.Summary
+		}
+	case bundle.KindProcStart:
+		x.procs[ev.Conn] = len(ix.Procs)
+		ix.Procs = append(ix.Procs, ProcSpan{Conn: ev.Conn, Seq: ev.Seq, T: ev.T})
+	case bundle.KindProcReady:
+		if i, ok := x.procs[ev.Conn]; ok {
+			ix.Procs[i].ReadyT = ev.T
+		}
+	case bundle.KindProcSignal:
+		if i, ok := x.procs[ev.Conn]; ok {
+			ix.Procs[i].Signals = append(ix.Procs[i].Signals, ev.T)
+		}
+		x.point(ev, e.Summary)
+	case bundle.KindProcExit:
+		if i, ok := x.procs[ev.Conn]; ok {
+			ix.Procs[i].EndSeq, ix.Procs[i].EndT, ix.Procs[i].Exit = ev.Seq, ev.T, e.Summary
+			delete(x.procs, ev.Conn)
+		}
+	case bundle.KindProcLog:
+		ix.Logs++
+	case bundle.KindGateRequest, bundle.KindGateRelease, bundle.KindMark, bundle.KindVerdict, bundle.KindArtifact:
+		x.point(ev, e.Summary)
+	}
+	x.cur, x.rpc = e, x.rpc[:0]
+	x.corr.Feed(ev)
+	if ev.Kind == bundle.KindProcExit && ev.Conn == "server" {
+		x.corr.ServerStopped(ev)
+	}
+	if len(x.rpc) > 0 {
+		e.RPC = clipLine(strings.Join(x.rpc, ", "), maxSummary)
+	}
+}
+
+func (x *indexer) point(ev *bundle.Event, label string) {
+	x.ix.Points = append(x.ix.Points, Point{Seq: ev.Seq, T: ev.T, Kind: string(ev.Kind), Conn: ev.Conn, Label: label})
+}
+
+// onRPC receives the correlated calls.
+func (x *indexer) onRPC(r *replay.RPCEvent) {
+	ix := x.ix
+	if r.Err != nil {
+		ix.RPCErrors = append(ix.RPCErrors, Point{Seq: r.Seq, T: r.T, Kind: "rpc.error", Conn: r.Conn, Label: clipLine(r.Err.Error(), maxSummary)})
+		return
+	}
+	call := r.Call
+	var ci int32 = -1
+	if call != nil {
+		i, ok := x.calls[call]
+		if !ok {
+			i = int32(len(ix.Calls))
+			x.calls[call] = i
+			ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: call.Conn, ID: call.ID, Method: call.Method,
+				ThreadID: call.ThreadID, Seq: call.RequestSeq, T: r.T, Outcome: string(replay.OutcomeOpen)})
+			x.methods[call.Method] = true
+		}
+		ci = i
+		s := &ix.Calls[i]
+		s.Chunks, s.Acks, s.Interrupted = call.Chunks, call.Acks, call.Interrupted
+		if m := r.Message; m != nil {
+			switch m.Tag {
+			case t3.TagChunk:
+				if len(s.ChunkT) < maxTicks {
+					s.ChunkT = append(s.ChunkT, r.T)
+				}
+			case t3.TagAck:
+				if len(s.AckT) < maxTicks {
+					s.AckT = append(s.AckT, r.T)
+				}
+			}
+		}
+		if r.Ended {
+			s.EndSeq, s.EndT, s.Outcome, s.Reason = r.Seq, r.T, string(call.Outcome), call.Reason
+			if call.Cause != nil {
+				s.Cause = clipLine(call.Cause.String(), 400)
+			}
+		}
+	}
+	// The event the message came in on (an end at a close or exit belongs to that event).
+	if e := x.cur; e != nil && e.Seq == r.Seq {
+		if ci >= 0 && !slices.Contains(e.Calls, ci) {
+			e.Calls = append(e.Calls, ci)
+		}
+		if m := r.Message; m != nil {
+			x.rpc = append(x.rpc, rpcLabel(m, call))
+		} else if r.Ended && call != nil {
+			x.rpc = append(x.rpc, fmt.Sprintf("ends %s #%s (%s)", call.Method, call.ID, call.Outcome))
+		}
+	}
+}
+
+// rpcLabel names one RPC message: "Request orchestration.launchThread #0".
+func rpcLabel(m *replay.Message, call *replay.Call) string {
+	s := m.Tag
+	switch {
+	case m.Tag == t3.TagRequest:
+		s += " " + m.Method
+	case m.Tag == t3.TagExit && m.Exit != nil:
+		s += " " + m.Exit.Tag
+	}
+	if m.ID != "" {
+		s += " #" + m.ID
+	}
+	if call != nil && m.Tag != t3.TagRequest {
+		s += " " + call.Method
+	}
+	return s
+}
+
+// clipLine makes s one line of at most n runes.
+func clipLine(s string, n int) string {
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
