@@ -31,7 +31,8 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 		s.request(now, m, env.ID)
 	case t3.TagAck, t3.TagInterrupt:
 		s.mu.Lock()
-		if lc := s.calls[m.ID]; lc != nil {
+		lc := s.calls[m.ID]
+		if lc != nil {
 			if m.Tag == t3.TagAck {
 				lc.acks = append(lc.acks, now)
 			} else if !lc.interrupted {
@@ -40,6 +41,15 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 			s.signal()
 		}
 		s.mu.Unlock()
+		if lc != nil && m.Tag == t3.TagInterrupt {
+			// Answer the Interrupt before reading on: a client that closes
+			// the socket right after it still gets the answer, as from a
+			// live server.
+			select {
+			case <-lc.done:
+			case <-s.ctx.Done():
+			}
+		}
 	case t3.TagPing:
 		if s.sc.proto == protoJSONRPC {
 			s.send([]byte(`{"jsonrpc":"2.0","method":"@effect/rpc/Pong"}`))
@@ -71,7 +81,7 @@ func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
 		return
 	}
 	p.played(repeated)
-	lc := &liveCall{rec: sc.calls[i], id: id}
+	lc := &liveCall{rec: sc.calls[i], id: id, done: make(chan struct{})}
 	s.mu.Lock()
 	s.calls[m.ID] = lc
 	s.mu.Unlock()
@@ -123,6 +133,7 @@ func (s *session) rewrite(raw []byte, id json.RawMessage) []byte {
 // (or, if nothing was, an Exit that says interrupted).
 func (s *session) playCall(key string, lc *liveCall, start time.Time) {
 	defer s.wg.Done()
+	defer close(lc.done)
 	defer func() {
 		s.mu.Lock()
 		if s.calls[key] == lc {

@@ -104,6 +104,7 @@ type liveCall struct {
 	acks        []time.Time     // when the client's Acks arrived
 	interrupted bool
 	interruptAt time.Time
+	done        chan struct{} // closed when its replies are played
 }
 
 // signal wakes everything waiting on the session's state. Caller holds mu.
