@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/record"
@@ -220,6 +221,16 @@ func testIdleAgainstPlayback(t *testing.T, serialization string) {
 	}
 	if !rep.Clean() {
 		t.Errorf("playback was not clean:\n%s", rep.Summary())
+	}
+	// The playback session's recording is evidence like any other: it
+	// replays with the protocol-conformance suite passing and nothing
+	// undecodable.
+	res, err := replay.ReplayFile(ctx, played, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Status != assert.StatusPassed || res.DecodeErrorCount != 0 {
+		t.Errorf("replay of the playback bundle: %s (failure %+v), %d decode errors %v", res.Verdict.Status, res.Verdict.Failure, res.DecodeErrorCount, res.DecodeErrors)
 	}
 	// The playback session's recording decodes like the original: the same
 	// calls, every one ended, no frame undecodable.

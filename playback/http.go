@@ -88,6 +88,9 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 	for _, k := range hopHeaders {
 		h.Del(k)
 	}
+	if x.Decoded {
+		h.Del("Content-Encoding") // the recording holds the body decoded
+	}
 	t := p.opts.Timing
 	if t.wait(ctx, arrived, x.RespT-x.ReqT) != nil {
 		return

@@ -2,6 +2,7 @@ package playback
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -207,5 +208,36 @@ func TestIDBoundOnce(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound || !bytes.Contains(body, []byte(recID)) {
 		t.Errorf("GET of another id: %d %s; want 404 naming the binding of %s", res.StatusCode, body, recID)
+	}
+}
+
+// TestCompressedBodyServedDecoded: the recorder keeps a gzip body decoded,
+// so playback serves it as identity, without the Content-Encoding it no
+// longer has.
+func TestCompressedBodyServedDecoded(t *testing.T) {
+	const text = `{"hello":"compressed world"}`
+	gz := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Type", "application/json")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, text)
+		zw.Close()
+	})
+	get := func(url string) (string, string) {
+		tr := &http.Transport{DisableCompression: true}
+		defer tr.CloseIdleConnections()
+		res, err := (&http.Client{Transport: tr}).Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.Header.Get("Content-Encoding"), string(b)
+	}
+	path := recordSession(t, gz, func(base string) { get(base + "/z") })
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	enc, body := get(srv.URL + "/z")
+	if enc != "" || body != text {
+		t.Errorf("served Content-Encoding %q body %q, want identity %q", enc, body, text)
 	}
 }

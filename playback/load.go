@@ -2,6 +2,7 @@ package playback
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +34,11 @@ type Exchange struct {
 	RespHeader http.Header
 	RespT      int64
 	Chunks     []Chunk
-	Truncated  bool   // the recorded response body stopped at the body cap
-	Err        string // why the exchange ended early, if it did
+	Truncated  bool // the recorded response body stopped at the body cap
+	// Decoded: the recorder decoded the compressed body (attrs "decoded"),
+	// so it is served as identity.
+	Decoded bool
+	Err     string // why the exchange ended early, if it did
 }
 
 // Chunk is one piece of a response body as it arrived.
@@ -112,6 +116,14 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 				x.ReqT = ev.T
 			} else {
 				x.Chunks = append(x.Chunks, Chunk{T: ev.T, Data: slices.Clone(ev.Body.Data)})
+				if len(ev.Attrs) > 0 {
+					var a struct {
+						Decoded string `json:"decoded"`
+					}
+					if json.Unmarshal(ev.Attrs, &a) == nil && a.Decoded != "" {
+						x.Decoded = true
+					}
+				}
 			}
 		case bundle.KindHTTPResponse:
 			if x := xs[ev.Conn]; x != nil {
