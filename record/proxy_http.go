@@ -127,30 +127,92 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 	}
 	stream := res.ContentLength < 0 || isEventStream(res.Header)
 	rc := http.NewResponseController(w)
-	bp := chunkPool.Get().(*[]byte)
-	defer chunkPool.Put(bp)
-	buf := *bp
 	defer func() { rb.close(err == nil) }()
-	for {
-		n, err := res.Body.Read(buf)
-		if n > 0 {
-			rb.write(buf[:n])
-			if _, werr := w.Write(buf[:n]); werr != nil {
+	reads := readAhead(res.Body)
+	defer reads.stop()
+	for r := range reads.c {
+		if r.n > 0 {
+			b := (*r.buf)[:r.n]
+			rb.write(b)
+			if _, werr := w.Write(b); werr != nil {
+				reads.free(r.buf)
 				return size, fmt.Errorf("client: %w", werr)
 			}
-			size += int64(n)
-			if stream {
-				if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-					return size, fmt.Errorf("client: %w", ferr)
-				}
+			size += int64(r.n)
+		}
+		reads.free(r.buf)
+		// Flush when nothing more has arrived: a pause in the stream reaches
+		// the client at once, while a busy stream is flushed in batches.
+		if stream && len(reads.c) == 0 {
+			if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
+				return size, fmt.Errorf("client: %w", ferr)
 			}
 		}
-		if err == io.EOF {
+		if r.err == io.EOF {
 			return size, nil
 		}
-		if err != nil {
-			return size, fmt.Errorf("upstream body: %w", err)
+		if r.err != nil {
+			return size, fmt.Errorf("upstream body: %w", r.err)
 		}
+	}
+	return size, nil
+}
+
+// readAheadDepth is how many chunks a streamed body is read ahead of the
+// client: reading the upstream overlaps writing to the client.
+const readAheadDepth = 2
+
+// aheadRead is one read of a streamed body.
+type aheadRead struct {
+	buf *[]byte
+	n   int
+	err error
+}
+
+// reader reads a body on a goroutine of its own, ahead of the relay.
+type reader struct {
+	c    chan aheadRead
+	body io.ReadCloser
+	done chan struct{}
+	exit chan struct{}
+}
+
+func readAhead(body io.ReadCloser) *reader {
+	r := &reader{c: make(chan aheadRead, readAheadDepth), body: body, done: make(chan struct{}), exit: make(chan struct{})}
+	go func() {
+		defer close(r.exit)
+		defer close(r.c)
+		for {
+			bp := chunkPool.Get().(*[]byte)
+			n, err := body.Read(*bp)
+			select {
+			case r.c <- aheadRead{buf: bp, n: n, err: err}:
+			case <-r.done:
+				chunkPool.Put(bp)
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+func (r *reader) free(bp *[]byte) { chunkPool.Put(bp) }
+
+// stop ends the reading goroutine (closing the body if it is still being
+// read) and waits for it.
+func (r *reader) stop() {
+	close(r.done)
+	select {
+	case <-r.exit:
+	default:
+		r.body.Close()
+		<-r.exit
+	}
+	for a := range r.c {
+		r.free(a.buf)
 	}
 }
 
