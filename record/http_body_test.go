@@ -167,3 +167,31 @@ func TestProxyDecodesCompressedBodies(t *testing.T) {
 		}
 	}
 }
+
+// A stdio line longer than MaxLineBytes is recorded in pieces; a secret that
+// straddles the cut between two pieces is still redacted.
+func TestTapLongLineSecretAcrossPieces(t *testing.T) {
+	const secret = "tap-secret-0099887766"
+	for _, off := range []int{5, 10, 15} {
+		line := strings.Repeat("x", MaxLineBytes-off) + secret + strings.Repeat("y", 100) + "\n"
+		rec := New(nil, &Options{Redact: []string{secret}})
+		var got []string
+		done := make(chan struct{})
+		rec.Subscribe("t", SubscriberFunc(func(ev *bundle.Event) error {
+			got = append(got, string(ev.Body.Data))
+			return nil
+		}))
+		if _, err := io.Copy(io.Discard, TapReader(rec, "stdio", bundle.DirServerToClient, strings.NewReader(line))); err != nil {
+			t.Fatal(err)
+		}
+		go func() { rec.Close(); close(done) }()
+		<-done
+		joined := strings.Join(got, "")
+		if len(got) < 2 || strings.Contains(joined, secret[:8]) || strings.Contains(joined, secret[10:]) || !strings.Contains(joined, Redacted) {
+			t.Errorf("offset %d: %d pieces, joined holds a piece of the secret or no [REDACTED]", off, len(got))
+		}
+		if want := strings.Replace(line[:len(line)-1], secret, Redacted, 1); joined != want {
+			t.Errorf("offset %d: the pieces do not rebuild the redacted line", off)
+		}
+	}
+}

@@ -31,6 +31,7 @@ type tap struct {
 
 	mu      sync.Mutex // serialises bytes through the splitter, and guards emitErr
 	split   *lineSplitter
+	long    *bodyStream // the pieces of a line longer than MaxLineBytes
 	ended   bool
 	emitErr error
 }
@@ -43,6 +44,22 @@ func newTap(em Emitter, name string, dir bundle.Dir) *tap {
 
 // emitLine is called with t.mu held.
 func (t *tap) emitLine(line []byte, end lineEnd) {
+	// A line longer than MaxLineBytes is recorded in pieces: when recording
+	// through a Recorder, they pass through a bodyStream so that no secret
+	// is cut between two pieces (the tail that could begin one moves on to
+	// the next piece).
+	if rec, ok := t.em.(*Recorder); ok && (end == endCap || t.long != nil) {
+		if t.long == nil {
+			t.long = newBodyStream(rec.red)
+		}
+		line = slices.Clone(t.long.next(line))
+		if end != endCap {
+			line = append(line, t.long.flush(true)...)
+			t.long = nil
+		} else if len(line) == 0 {
+			return
+		}
+	}
 	ev := &bundle.Event{Kind: bundle.KindStdioLine, Conn: t.name, Dir: t.dir,
 		Body: bundle.Text(slices.Clone(line)), Attrs: end.attrs()}
 	if _, err := t.em.Emit(ev); err != nil && t.emitErr == nil {
