@@ -125,11 +125,29 @@ func sideName(d bundle.Dir) string {
 	return "client"
 }
 
-// conformance runs ConformanceChecks on the protocol events until the end
-// mark, and keeps the first failure.
+// EventSuite is a suite of checks on protocol events: its id (as the
+// verdict's Suites name it), whether it runs on a bundle, and its ordered
+// checks. The first failure decides the suite.
+type EventSuite struct {
+	ID string
+	// Applies decides from the bundle's manifest whether the suite runs; nil
+	// means on every bundle.
+	Applies func(bundle.Manifest) bool
+	Checks  assert.Checks[*protocol.Event]
+}
+
+// ConformanceSuite runs ConformanceChecks on every bundle.
+var ConformanceSuite = EventSuite{ID: assert.SuiteConformance, Checks: ConformanceChecks}
+
+// conformance runs the event suites on the protocol events until the end
+// mark, and keeps each suite's first failure.
 type conformance struct {
-	failure *assert.Failure
-	done    bool
+	suites  []EventSuite
+	active  []bool
+	failure []*assert.Failure
+	pending int  // active suites without a failure yet
+	done    bool // past the cut-off
+	onEvent func(*protocol.Event)
 	ev      protocol.Event // reused for the Effect RPC events
 	call    protocol.Call
 	// closedBy is, per WebSocket connection, the side whose close frame was
@@ -137,8 +155,28 @@ type conformance struct {
 	closedBy map[string]bundle.Dir
 }
 
+func (c *conformance) init(suites []EventSuite, onEvent func(*protocol.Event)) {
+	c.suites, c.onEvent = suites, onEvent
+	c.active, c.failure = make([]bool, len(suites)), make([]*assert.Failure, len(suites))
+	c.manifest(bundle.Manifest{})
+}
+
+// manifest decides which suites run on the bundle.
+func (c *conformance) manifest(m bundle.Manifest) {
+	c.pending = 0
+	for i, s := range c.suites {
+		c.active[i] = s.Applies == nil || s.Applies(m)
+		if c.active[i] {
+			c.pending++
+		}
+	}
+}
+
+// busy reports whether anything still reads the protocol events.
+func (c *conformance) busy() bool { return !c.done && (c.pending > 0 || c.onEvent != nil) }
+
 func (c *conformance) observe(ev *protocol.Event) {
-	if c.done || c.failure != nil {
+	if c.done {
 		return
 	}
 	if ev.Kind == protocol.KindClose && ev.Dir != "" && !ev.Abnormal {
@@ -149,20 +187,39 @@ func (c *conformance) observe(ev *protocol.Event) {
 			c.closedBy[ev.Conn] = ev.Dir
 		}
 	}
-	if f := ConformanceChecks.Run(ev); f != nil {
-		f.Seq, f.T = ev.Seq, ev.T
-		c.failure = f
+	if c.onEvent != nil {
+		c.onEvent(ev)
+	}
+	if c.pending == 0 {
+		return
+	}
+	for i := range c.suites {
+		if !c.active[i] || c.failure[i] != nil {
+			continue
+		}
+		if f := c.suites[i].Checks.Run(ev); f != nil {
+			f.Seq, f.T = ev.Seq, ev.T
+			c.failure[i] = f
+			c.pending--
+		}
 	}
 }
 
-// result is the suite's outcome.
-func (c *conformance) result() assert.SuiteResult {
-	r := assert.SuiteResult{Suite: assert.SuiteConformance, Status: assert.StatusPassed}
-	if c.failure != nil {
-		f := *c.failure
-		r.Status, r.Failure = assert.StatusFailed, &f
+// results are the outcomes of the suites that ran, in order.
+func (c *conformance) results() []assert.SuiteResult {
+	var out []assert.SuiteResult
+	for i, s := range c.suites {
+		if !c.active[i] {
+			continue
+		}
+		r := assert.SuiteResult{Suite: s.ID, Status: assert.StatusPassed}
+		if f := c.failure[i]; f != nil {
+			g := *f
+			r.Status, r.Failure = assert.StatusFailed, &g
+		}
+		out = append(out, r)
 	}
-	return r
+	return out
 }
 
 // errReused marks a Request whose id is in flight.
@@ -171,7 +228,7 @@ var errReused = errors.New("request id reused while its call is open")
 // effectEvent turns a step of the Effect RPC timeline into a protocol event
 // for the conformance checks.
 func (c *conformance) effectEvent(r *RPCEvent) {
-	if c.done || c.failure != nil {
+	if !c.busy() {
 		return
 	}
 	pe := &c.ev

@@ -45,6 +45,17 @@ type EngineOptions struct {
 	// engine makes, in seq order, before the checks run on it (see
 	// Observation). nil costs nothing on the hot path.
 	OnObservation func(Observation)
+	// OnEvent, if set, is called for every protocol event the decoders
+	// produce (calls, chunks, answers, notifications, closes), in seq order,
+	// until the run's end mark, before the event suites judge it. The event
+	// is valid only during the call.
+	OnEvent func(*protocol.Event)
+	// Suites are event suites run after ConformanceSuite, in order, on the
+	// bundles they apply to.
+	Suites []EventSuite
+	// Routes are tried before the engine's own (see Routes), so a decoder
+	// can take the connections that carry its protocol.
+	Routes []protocol.Route
 }
 
 // DecodeError is a frame or body that could not be decoded. It is kept and
@@ -134,7 +145,12 @@ type Engine struct {
 // NewEngine returns an engine waiting for the first event.
 func NewEngine(opts *EngineOptions) *Engine {
 	e := &Engine{maxBody: 64 << 20, maxErrs: 100, phase: PhaseRunning, serverConn: "server", http: map[string]*exchange{}}
+	suites := []EventSuite{ConformanceSuite}
+	var routes []protocol.Route
+	var onEvent func(*protocol.Event)
 	if opts != nil {
+		suites = append(suites, opts.Suites...)
+		routes, onEvent = opts.Routes, opts.OnEvent
 		if opts.MaxBody > 0 {
 			e.maxBody = opts.MaxBody
 		}
@@ -147,7 +163,8 @@ func NewEngine(opts *EngineOptions) *Engine {
 	e.lean = e.corr.lean
 	e.lean.answers = e.answerKind
 	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
-	e.router = protocol.NewRouter(Routes(e.corr, e.jsonrpc, e.httpDec), e.protocolEvent)
+	e.router = protocol.NewRouter(append(routes, Routes(e.corr, e.jsonrpc, e.httpDec)...), e.protocolEvent)
+	e.conf.init(suites, onEvent)
 	return e
 }
 
@@ -244,8 +261,11 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	switch ev.Kind {
 	case bundle.KindHeader:
 		var h bundle.Header
-		if json.Unmarshal(ev.Body.Data, &h) == nil && e.scenario == "" {
-			e.scenario = h.Manifest.Scenario
+		if json.Unmarshal(ev.Body.Data, &h) == nil {
+			if e.scenario == "" {
+				e.scenario = h.Manifest.Scenario
+			}
+			e.conf.manifest(h.Manifest)
 		}
 		return nil
 	case bundle.KindMark:
@@ -302,13 +322,16 @@ func (e *Engine) Status() Status {
 // (stream-delivered), located at the last event that mattered, and sticks.
 func (e *Engine) Verdict() assert.Verdict {
 	e.finalize()
-	conf := e.conf.result()
+	suites := e.conf.results()
 	if !e.verificationRun() {
-		// A plain recording: only the conformance suite runs.
-		v := assert.Verdict{Status: conf.Status, Suites: []assert.SuiteResult{conf}}
-		if conf.Failure != nil {
-			f := *conf.Failure
-			v.Failure = &f
+		// A plain recording: only the event suites run.
+		v := assert.Verdict{Status: assert.StatusPassed, Suites: suites}
+		for _, s := range suites {
+			if s.Failure != nil {
+				f := *s.Failure
+				v.Status, v.Failure = assert.StatusFailed, &f
+				break
+			}
 		}
 		return v
 	}
@@ -318,10 +341,12 @@ func (e *Engine) Verdict() assert.Verdict {
 		f := *v.Failure
 		bg.Failure = &f
 	}
-	v.Suites = []assert.SuiteResult{bg, conf}
-	if v.Status == assert.StatusPassed && conf.Failure != nil {
-		f := *conf.Failure
-		v.Status, v.Failure = assert.StatusFailed, &f
+	v.Suites = append([]assert.SuiteResult{bg}, suites...)
+	for _, s := range suites {
+		if v.Status == assert.StatusPassed && s.Failure != nil {
+			f := *s.Failure
+			v.Status, v.Failure = assert.StatusFailed, &f
+		}
 	}
 	return v
 }

@@ -64,6 +64,7 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
 	}
 	b.corr.End(&last)
+	b.jsonrpc.end(&last)
 	b.tl.Truncated, b.tl.TruncatedReason = r.Truncated(), r.TruncatedReason()
 	b.tl.Events = last.Seq + 1
 	return b.tl, nil
@@ -74,6 +75,7 @@ type builder struct {
 	maxBody    int
 	maxSummary int
 	corr       *replay.Correlator
+	jsonrpc    *jsonRPCCalls
 	http       map[string]*HTTPExchange
 	ws         map[string]*WSConn
 	calls      map[*replay.Call]*RPCCall
@@ -91,6 +93,7 @@ func newBuilder(opts *Options) *builder {
 		}
 	}
 	b.corr = replay.NewCorrelator(b.onRPC)
+	b.jsonrpc = newJSONRPCCalls(b)
 	return b
 }
 
@@ -190,6 +193,7 @@ func (b *builder) add(ev *bundle.Event) {
 		}
 	}
 	b.corr.Feed(ev)
+	b.jsonrpc.feed(ev)
 	if ev.Kind == bundle.KindProcExit && ev.Conn == "server" {
 		b.corr.ServerStopped(ev)
 	}

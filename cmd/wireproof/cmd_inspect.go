@@ -33,6 +33,7 @@ type inspectOptions struct {
 	Full   bool          // print payloads whole
 	Seq    string        // "N" or "A-B": a seq range to show
 	Around uint64        // show the events within aroundContext of this seq (0: off)
+	Calls  bool          // print the correlated RPC calls instead of the timeline
 
 	seqFrom, seqTo uint64 // parsed from Seq or Around; seqTo 0 means no range
 
@@ -60,6 +61,11 @@ ws.* event), --conn connection ids, --from and --to a time range relative to the
 start of the recording (Go durations: 1.5s, 200ms), --seq a seq or a range (86,
 80-90), --around the events either side of a seq (the @seq a failed check names),
 --limit a number of events.
+
+--calls prints the RPC calls instead, correlated by request id (Effect RPC over
+WebSockets, JSON-RPC 2.0 over the stdio lines of record --stdio): connection, id,
+method, the seqs of the request and of its end, the outcome; then the messages
+that answer no call or break their protocol.
 
 --json prints bundle lines instead, exactly as they are stored: the header line,
 the events that pass the filters and, when no filter or limit is set, the trailer.
@@ -93,6 +99,7 @@ func init() {
 	f.BoolVar(&inspectOpts.Full, "full", false, "print payloads whole instead of abbreviated")
 	f.StringVar(&inspectOpts.Seq, "seq", "", "show the events with seq `N` or in the range A-B")
 	f.Uint64Var(&inspectOpts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
+	f.BoolVar(&inspectOpts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
 	cmdRoot.AddCommand(cmdInspect)
 }
 
@@ -112,9 +119,12 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) error {
 	path := args[0]
 	out := bufio.NewWriterSize(opts.stdout, 64<<10)
 	var err error
-	if opts.JSON {
+	switch {
+	case opts.Calls:
+		err = inspectCalls(ctx, path, out)
+	case opts.JSON:
 		err = inspectJSON(ctx, opts, path, out)
-	} else {
+	default:
 		err = inspectText(ctx, opts, path, out)
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {

@@ -1,0 +1,144 @@
+package protocol_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol"
+)
+
+// decode feeds lines ("c2s {...}") to a fresh JSON-RPC decoder and describes
+// each protocol event on one line.
+func decode(lines ...string) []string {
+	d := protocol.NewJSONRPCDecoder()
+	var out []string
+	emit := func(ev *protocol.Event) {
+		s := fmt.Sprintf("%d %s %s id=%s", ev.Seq, ev.Kind, ev.Method, ev.ID)
+		if ev.Call != nil {
+			s += " call=" + string(ev.Call.Outcome)
+		}
+		if ev.Reused {
+			s += " reused"
+		}
+		if len(ev.Invalid) > 0 {
+			s += " invalid: " + strings.Join(ev.Invalid, "; ")
+		}
+		if ev.Err != nil {
+			s += " err"
+		}
+		out = append(out, s)
+	}
+	for i, l := range lines {
+		dir, body, _ := strings.Cut(l, " ")
+		d.Feed(&bundle.Event{Seq: uint64(i + 1), Kind: bundle.KindStdioLine, Conn: "stdio", Dir: bundle.Dir(dir), Body: bundle.Text([]byte(body))}, emit)
+	}
+	d.Stop(&bundle.Event{Seq: 99}, "the bundle ended", emit)
+	return out
+}
+
+func TestJSONRPCDecoder(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"request and result", []string{`c2s {"jsonrpc":"2.0","id":1,"method":"a"}`, `s2c {"jsonrpc":"2.0","id":1,"result":null}`},
+			[]string{"1 request a id=1 call=open", "2 response a id=1 call=success"}},
+		{"string and number ids differ", []string{`c2s {"jsonrpc":"2.0","id":"1","method":"a"}`, `s2c {"jsonrpc":"2.0","id":1,"result":{}}`},
+			[]string{`1 request a id="1" call=open`, "2 response  id=1", `99 end a id="1" call=unknown`}},
+		{"error answer", []string{`c2s {"jsonrpc":"2.0","id":7,"method":"a"}`, `s2c {"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`},
+			[]string{"1 request a id=7 call=open", "2 response a id=7 call=failure"}},
+		{"notification", []string{`c2s {"jsonrpc":"2.0","method":"n","params":[1]}`}, []string{"1 notification n id="}},
+		{"either side may ask", []string{`s2c {"jsonrpc":"2.0","id":1,"method":"sampling"}`, `c2s {"jsonrpc":"2.0","id":1,"result":{}}`},
+			[]string{"1 request sampling id=1 call=open", "2 response sampling id=1 call=success"}},
+		{"batch", []string{`c2s [{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"}]`, `s2c [{"jsonrpc":"2.0","id":1,"result":1}]`},
+			[]string{"1 request a id=1 call=open", "1 notification n id=", "2 response a id=1 call=success"}},
+		{"reused in flight", []string{`c2s {"jsonrpc":"2.0","id":1,"method":"a"}`, `c2s {"jsonrpc":"2.0","id":1,"method":"b"}`},
+			[]string{"1 request a id=1 call=open", "2 request b id=1 reused", "99 end a id=1 call=unknown"}},
+		{"id reused after its answer", []string{`c2s {"jsonrpc":"2.0","id":1,"method":"a"}`, `s2c {"jsonrpc":"2.0","id":1,"result":1}`, `c2s {"jsonrpc":"2.0","id":1,"method":"b"}`},
+			[]string{"1 request a id=1 call=open", "2 response a id=1 call=success", "3 request b id=1 call=open", "99 end b id=1 call=unknown"}},
+		{"missing version", []string{`c2s {"id":1,"method":"a"}`},
+			[]string{`1 request a id=1 call=open invalid: no "jsonrpc" member (must be "2.0")`, "99 end a id=1 call=unknown"}},
+		{"wrong version", []string{`c2s {"jsonrpc":"1.0","method":"a"}`}, []string{`1 notification a id= invalid: "jsonrpc" is "1.0", not "2.0"`}},
+		{"object id", []string{`c2s {"jsonrpc":"2.0","id":{},"method":"a"}`},
+			[]string{`1 request a id={} call=open invalid: id {} is a object (must be a string, a number or null)`, "99 end a id={} call=unknown"}},
+		{"fractional id", []string{`c2s {"jsonrpc":"2.0","id":1.5,"method":"a"}`},
+			[]string{`1 request a id=1.5 call=open invalid: id 1.5 has a fractional part (numbers should be integers)`, "99 end a id=1.5 call=unknown"}},
+		{"result and error", []string{`c2s {"jsonrpc":"2.0","id":1,"method":"a"}`, `s2c {"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"x"}}`},
+			[]string{"1 request a id=1 call=open", `2 response a id=1 call=failure invalid: both "result" and "error" (exactly one is allowed)`}},
+		{"neither", []string{`s2c {"jsonrpc":"2.0","id":1}`}, []string{`1 response  id=1 invalid: neither "method", "result" nor "error"`}},
+		{"bad error object", []string{`s2c {"jsonrpc":"2.0","id":null,"error":{"code":"x"}}`},
+			[]string{`1 response  id=null invalid: "error.code" is "x", not an integer; "error.message" is absent, not a string`}},
+		{"params not structured", []string{`c2s {"jsonrpc":"2.0","method":"a","params":3}`}, []string{`1 notification a id= invalid: "params" is a number (must be an object or an array)`}},
+		{"empty batch", []string{`c2s []`}, []string{"1 notification  id= invalid: an empty batch"}},
+		{"not JSON", []string{`c2s {oops`}, []string{"1 decode-error  id= err"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, decode(tt.lines...)); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSSEMessages(t *testing.T) {
+	d := protocol.NewHTTPDecoder()
+	var got []string
+	emit := func(ev *protocol.Event) {
+		switch ev.Kind {
+		case protocol.KindNotification:
+			got = append(got, ev.Method+": "+string(ev.Body))
+		case protocol.KindResponse:
+			got = append(got, fmt.Sprintf("end %d declared %d actual %d", ev.Status, ev.Declared, ev.Actual))
+		}
+	}
+	body := "event: progress\ndata: {\"a\":1}\n\n: comment\ndata: line1\r\ndata: line2\r\n\r\ndata: tail\n\n"
+	d.Feed(&bundle.Event{Seq: 1, Kind: bundle.KindHTTPRequest, Conn: "h1", Method: "GET", URL: "/mcp"}, emit)
+	d.Feed(&bundle.Event{Seq: 2, Kind: bundle.KindHTTPResponse, Conn: "h1", Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}, emit)
+	for i := 0; i < len(body); i += 7 { // split anywhere, \r\n pairs included
+		d.Feed(&bundle.Event{Seq: 3, Kind: bundle.KindHTTPBody, Conn: "h1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(body[i:min(i+7, len(body))]))}, emit)
+	}
+	d.Feed(&bundle.Event{Seq: 4, Kind: bundle.KindHTTPEnd, Conn: "h1", Size: int64(len(body))}, emit)
+	want := []string{`progress: {"a":1}`, "message: line1\nline2", "message: tail", fmt.Sprintf("end 200 declared -1 actual %d", len(body))}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// FuzzJSONRPC: whatever a line holds, the decoder does not panic, it decodes
+// exactly the lines encoding/json accepts (others are decode errors), and
+// LooksLikeJSONRPC agrees with encoding/json on what is an object.
+func FuzzJSONRPC(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"a"}`, `[{"jsonrpc":"2.0","id":"x","result":1}]`, `{"id":null,"error":{}}`, `[]`, `{`, `"x"`, `{"jsonrpc":"2.0","id":1e3,"method":"a"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		d := protocol.NewJSONRPCDecoder()
+		decodeErr := false
+		d.Feed(&bundle.Event{Seq: 1, Kind: bundle.KindStdioLine, Conn: "s", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(line))}, func(ev *protocol.Event) {
+			if ev.Kind == protocol.KindDecodeError {
+				decodeErr = true
+			}
+		})
+		trimmed := strings.TrimSpace(line)
+		if trimmed != "" && decodeErr == json.Valid([]byte(trimmed)) {
+			// A valid line may still hold an invalid batch element only if
+			// that element is not JSON, which cannot happen in valid JSON.
+			t.Errorf("decode error %v for a line encoding/json finds valid=%v: %q", decodeErr, json.Valid([]byte(trimmed)), line)
+		}
+		if protocol.LooksLikeJSONRPC([]byte(line)) {
+			var m map[string]json.RawMessage
+			var batch []map[string]json.RawMessage
+			if json.Unmarshal([]byte(line), &m) != nil && json.Unmarshal([]byte(line), &batch) != nil {
+				t.Errorf("LooksLikeJSONRPC takes %q, which is neither an object nor an array of objects", line)
+			}
+		}
+	})
+}
