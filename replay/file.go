@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,18 +77,30 @@ func (e *Engine) needsBody(k bundle.Kind) bool {
 // be read (missing, not a bundle, corrupt before its end); a truncated tail is
 // not an error (Result.Truncated).
 func ReplayFile(ctx context.Context, path string, opts *Options) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // names the file
+	}
+	defer f.Close()
+	return ReplayStream(ctx, path, f, opts)
+}
+
+// ReplayStream replays a bundle as it is read from in (a file, an object
+// being downloaded), as ReplayFile does; name is its path in the Result and
+// in errors. Nothing is buffered beyond the reader's bounded window.
+func ReplayStream(ctx context.Context, name string, in io.Reader, opts *Options) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	e := NewEngine(opts.Engine)
-	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !e.needsBody(k) }})
+	r, err := bundle.NewReader(in, &bundle.ReaderOptions{Name: name, SkipBody: func(k bundle.Kind) bool { return !e.needsBody(k) }})
 	if err != nil {
 		return nil, err // the bundle package's errors name the file
 	}
 	defer r.Close()
 	res, err := replayReader(ctx, e, r)
 	if res != nil {
-		res.Path = path
+		res.Path = name
 	}
 	return res, err
 }

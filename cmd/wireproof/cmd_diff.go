@@ -62,7 +62,7 @@ func init() {
 	cmdRoot.AddCommand(cmdDiff)
 }
 
-func runDiff(ctx context.Context, opts diffOptions, args []string) error {
+func runDiff(ctx context.Context, opts diffOptions, args []string) (err error) {
 	if opts.stdout == nil {
 		opts.stdout = os.Stdout
 	}
@@ -72,6 +72,11 @@ func runDiff(ctx context.Context, opts diffOptions, args []string) error {
 	case opts.Context < 1:
 		return usageError{fmt.Errorf("--context must be at least 1, got %d", opts.Context)}
 	}
+	args, done, err := fetchBundles(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer done(&err)
 	res, err := triage.Diff(ctx, args[0], args[1], &triage.DiffOptions{Context: opts.Context})
 	var be *triage.BundleError
 	switch {

@@ -22,7 +22,7 @@ type exportOptions struct {
 var exportOpts exportOptions
 
 var cmdExport = &cobra.Command{
-	Use:   "export --har OUT.har BUNDLE",
+	Use:   "export --har OUT.har BUNDLE|s3://BUCKET/KEY",
 	Short: "Export a bundle's HTTP and WebSocket traffic as a HAR file",
 	Long: `export --har writes the HTTP exchanges and WebSocket connections of a bundle as
 a HAR 1.2 file that browser developer tools and HAR viewers open. WebSocket
@@ -45,7 +45,7 @@ func init() {
 	cmdRoot.AddCommand(cmdExport)
 }
 
-func runExport(ctx context.Context, opts exportOptions, args []string) error {
+func runExport(ctx context.Context, opts exportOptions, args []string) (err error) {
 	if opts.stdout == nil {
 		opts.stdout, opts.stderr = os.Stdout, os.Stderr
 	}
@@ -55,6 +55,11 @@ func runExport(ctx context.Context, opts exportOptions, args []string) error {
 	if opts.HAR == "" {
 		return usageError{errors.New("export needs --har OUT.har (the only export format)")}
 	}
+	args, done, err := fetchBundles(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer done(&err)
 	tl, err := loadTimeline(ctx, args[0])
 	if err != nil {
 		return err

@@ -49,7 +49,7 @@ const defaultInspectWidth = 120
 var inspectOpts inspectOptions
 
 var cmdInspect = &cobra.Command{
-	Use:   "inspect [flags] BUNDLE",
+	Use:   "inspect [flags] BUNDLE|s3://BUCKET/KEY",
 	Short: "Summarise a bundle and print its events as a timeline",
 	Long: `inspect prints a summary of a bundle (header, manifest, counts per kind and per
 connection, payload and compressed sizes, truncation, trailer digest) and then a
@@ -103,7 +103,7 @@ func init() {
 	cmdRoot.AddCommand(cmdInspect)
 }
 
-func runInspect(ctx context.Context, opts inspectOptions, args []string) error {
+func runInspect(ctx context.Context, opts inspectOptions, args []string) (err error) {
 	if opts.stdout == nil {
 		opts.stdout = os.Stdout
 	}
@@ -116,9 +116,13 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) error {
 	if err := opts.check(args); err != nil {
 		return err
 	}
+	args, done, err := fetchBundles(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer done(&err)
 	path := args[0]
 	out := bufio.NewWriterSize(opts.stdout, 64<<10)
-	var err error
 	switch {
 	case opts.Calls:
 		err = inspectCalls(ctx, path, out)

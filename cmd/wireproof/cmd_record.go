@@ -55,7 +55,11 @@ example): put wireproof in front of such a process where its parent starts it.
 The lines pass through unchanged. --upstream may then be left out.
 
 Credentials (Authorization, cookies, token and ticket fields) and every
---redact string are replaced by [REDACTED] before anything is written.`,
+--redact string are replaced by [REDACTED] before anything is written.
+
+-o s3://bucket/prefix/run.zst records into a local spool file and uploads it
+when the recording ends; if the upload fails the file stays in the spool, the
+message says where, the exit status is 5, and 'wireproof upload' sends it.`,
 	Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
   wireproof record --upstream http://127.0.0.1:3773 -o run.zst > proxy-url &
   wireproof record --stdio -o provider.zst -- codex app-server`,
@@ -75,7 +79,7 @@ func init() {
 	f := cmdRecord.Flags()
 	f.StringVar(&recordOpts.upstream, "upstream", "", "the server to record (http:// or https:// URL)")
 	f.StringVar(&recordOpts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
-	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write (must not exist)")
+	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write, a file or an s3://bucket/key object (must not exist)")
 	f.StringArrayVar(&recordOpts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
 	f.Int64Var(&recordOpts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
 	f.BoolVar(&recordOpts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
@@ -109,7 +113,14 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		return usageError{fmt.Errorf("--body-cap %d: must be a positive number of bytes", opts.bodyCap)}
 	}
 
-	w, err := bundle.Create(opts.output, bundle.Header{
+	local, remote, err := recordTarget(ctx, opts.output, opts.stderr)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		defer remote.job.Release()
+	}
+	w, err := bundle.Create(local, bundle.Header{
 		Tool:     "wireproof " + version,
 		Started:  time.Now(),
 		Manifest: recordManifest(opts),
@@ -131,12 +142,12 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
 		if err != nil {
 			rec.Close()
-			os.Remove(opts.output)
+			os.Remove(local)
 			return usageError{err}
 		}
 		if srv, err = record.Listen(ctx, opts.listen, proxy); err != nil {
 			rec.Close()
-			os.Remove(opts.output)
+			os.Remove(local)
 			return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
 		}
 		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(record.RedactText(upstream.String(), nil)), opts.output)
@@ -160,6 +171,9 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	}
 	if err := stopRecording(srv, rec); err != nil {
 		return errors.Join(err, runErr)
+	}
+	if err := finishRecord(ctx, remote, opts.stderr); err != nil {
+		return err
 	}
 	return runErr
 }

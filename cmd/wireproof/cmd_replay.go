@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/replay"
 )
 
@@ -38,20 +37,23 @@ type replayOptions struct {
 var replayOpts replayOptions
 
 var cmdReplay = &cobra.Command{
-	Use:   "replay [flags] BUNDLE|DIR...",
+	Use:   "replay [flags] BUNDLE|DIR|s3://BUCKET/PREFIX...",
 	Short: "Re-run the checks of recorded bundles and compare with their live verdicts",
 	Long: `replay re-runs every check of each bundle offline, from its events alone, and
 compares the verdict with the one the live run recorded (reproduced or diverged).
-Directories are walked for *.zst bundles, in sorted order. Bundles are replayed in
-parallel; output keeps the input order.
+Directories are walked for *.zst bundles, in sorted order; an s3://bucket/prefix
+is listed the same way (an s3:// URL naming one object is that bundle) and each
+object is streamed into the replay, never downloaded whole. Bundles are replayed
+in parallel; output keeps the input order.
 
 --shard I/N (1 <= I <= N) keeps the bundles whose path relative to the walked root
-(the argument itself for a file) hashes (FNV-1a, 32 bit) to I-1 modulo N: a stable
+or prefix (the base name for a single file) hashes (FNV-1a, 32 bit) to I-1 modulo N: a stable
 share that does not move when other bundles are added.
 
 Exit status: 0 when every bundle passed and reproduced its live verdict, 1 when a
 check failed or a verdict diverged, 3 when a bundle could not be read (after the
-others were replayed), 2 for bad flags.`,
+others were replayed), 2 for bad flags, 5 when object storage refused the
+credentials or could not be reached.`,
 	Args: cobra.MinimumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
 		replayOpts.stdout, replayOpts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -76,6 +78,9 @@ func init() {
 type bundleRef struct {
 	Path string
 	Rel  string
+
+	loc   *objstore.Location
+	entry objstore.Entry
 }
 
 // replayOutcome is one bundle's result, or why it could not be read.
@@ -127,7 +132,7 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	refs, err := collectBundles(args)
+	refs, err := collectBundles(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -191,40 +196,39 @@ func shard(refs []bundleRef, i, n int) []bundleRef {
 	return out
 }
 
-// collectBundles expands the arguments: files as given, directories walked for
-// *.zst in sorted order. A missing argument is unreadable.
-func collectBundles(args []string) ([]bundleRef, error) {
+// collectBundles expands the arguments: files (or objects) as given,
+// directories (or s3:// prefixes) listed for *.zst in sorted order. A missing
+// argument is unreadable.
+func collectBundles(ctx context.Context, args []string) ([]bundleRef, error) {
 	var refs []bundleRef
 	for _, arg := range args {
-		info, err := os.Stat(arg)
+		loc, err := openLocation(arg)
 		if err != nil {
-			return nil, unreadableError{err} // names the file
+			return nil, err
 		}
-		if !info.IsDir() {
-			refs = append(refs, bundleRef{Path: arg, Rel: filepath.Base(arg)})
-			continue
-		}
-		var found []bundleRef
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".zst") {
-				rel, _ := filepath.Rel(arg, path)
-				found = append(found, bundleRef{Path: path, Rel: rel})
-			}
-			return nil
-		})
+		entries, err := listBundles(ctx, loc)
 		if err != nil {
-			return nil, unreadableError{fmt.Errorf("walk %s: %w", arg, err)}
+			return nil, err
 		}
-		if len(found) == 0 {
-			return nil, usageError{fmt.Errorf("no *.zst bundles under %s", arg)}
+		for _, e := range entries {
+			refs = append(refs, bundleRef{Path: e.Name, Rel: e.Rel, loc: loc, entry: e})
 		}
-		sort.Slice(found, func(i, j int) bool { return found[i].Rel < found[j].Rel })
-		refs = append(refs, found...)
 	}
 	return refs, nil
+}
+
+// replayRef replays one bundle: a file by its path, an object as a stream,
+// never downloaded whole first.
+func replayRef(ctx context.Context, ref bundleRef) (*replay.Result, error) {
+	if !ref.entry.Remote() {
+		return replay.ReplayFile(ctx, ref.Path, nil)
+	}
+	rc, err := ref.loc.Open(ctx, ref.entry)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return replay.ReplayStream(ctx, ref.Path, rc, nil)
 }
 
 // replayAll replays refs on opts.Jobs workers and returns outcomes in input order.
@@ -243,7 +247,7 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				res, err := replay.ReplayFile(ctx, refs[i].Path, nil)
+				res, err := replayRef(ctx, refs[i])
 				out[i] = replayOutcome{ref: refs[i], res: res, err: err}
 				if bar != nil {
 					mu.Lock()

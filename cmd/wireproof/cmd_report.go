@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -23,7 +25,7 @@ type reportOptions struct {
 var reportOpts reportOptions
 
 var cmdReport = &cobra.Command{
-	Use:   "report [-o report.html] BUNDLE",
+	Use:   "report [-o report.html] BUNDLE|s3://BUCKET/KEY",
 	Short: "Write a self-contained HTML report of a bundle",
 	Long: `report writes one HTML file (no external scripts, styles or fonts) that shows
 the verdict first (the failing check, expected and seen, the diff, the seq and
@@ -47,7 +49,7 @@ func init() {
 	cmdRoot.AddCommand(cmdReport)
 }
 
-func runReport(ctx context.Context, opts reportOptions, args []string) error {
+func runReport(ctx context.Context, opts reportOptions, args []string) (err error) {
 	if opts.stdout == nil {
 		opts.stdout, opts.stderr = os.Stdout, os.Stderr
 	}
@@ -57,10 +59,18 @@ func runReport(ctx context.Context, opts reportOptions, args []string) error {
 	out := opts.Out
 	if out == "" {
 		out = strings.TrimSuffix(args[0], ".zst") + ".html"
+		if objstore.IsRemote(args[0]) { // beside the bundle is in the bucket: here instead
+			out = path.Base(out)
+		}
 	}
 	if out == args[0] {
 		return usageError{fmt.Errorf("report: the output %s would overwrite the bundle: give -o", out)}
 	}
+	args, done, err := fetchBundles(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer done(&err)
 	tl, err := loadTimeline(ctx, args[0])
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/internal/spool"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -28,6 +29,7 @@ type verifyOptions struct {
 	serial    string
 	out       string
 	keep      bool
+	keepRuns  string
 	iteration int
 }
 
@@ -49,7 +51,14 @@ credentials. --server-cmd is run by sh, as a shell would run it, with "start
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
 real server must be configured for it (RpcSerialization.layerNdjson), since
-Effect does not negotiate it.`,
+Effect does not negotiate it.
+
+--out s3://bucket/prefix records into a local spool directory as usual and
+uploads the files when the run is over, each bundle with object metadata and
+tags (scenario, status, check, revision, provider, model, iteration). An upload
+that still fails after retries leaves the files in the spool, says where, and
+exits 5; 'wireproof upload' (or the next run to object storage) sends them.
+--keep failed keeps only the bundles of runs that did not pass.`,
 	Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
   wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
@@ -70,7 +79,8 @@ func init() {
 	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
 	f.StringVar(&verifyOpts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
-	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory (default: a new directory under the system temp dir)")
+	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
+	f.StringVar(&verifyOpts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
 	f.BoolVar(&verifyOpts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
 	f.IntVar(&verifyOpts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
@@ -92,6 +102,15 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if o.repeat < 1 {
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
 	}
+	keep, err := spool.ParseKeep(o.keepRuns)
+	if err != nil {
+		return usageError{err}
+	}
+	out, err := startOutput(ctx, o, keep, stderr)
+	if err != nil {
+		return err
+	}
+	defer out.release()
 	opts := verify.Options{
 		ServerCmd:     o.serverCmd,
 		Scenario:      o.scenario,
@@ -102,7 +121,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		FailGate:      o.failGate,
 		Fault:         o.fault,
 		Serialization: o.serial,
-		OutDir:        o.out,
+		OutDir:        out.dir,
 		Iteration:     o.iteration,
 		KeepWorkspace: o.keep,
 		Stdout:        stdout,
@@ -120,20 +139,23 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			return verifyError(err)
 		}
 		fmt.Fprintln(stdout)
+		upErr := out.finish(ctx, res.Interrupted, stdout)
 		passed := 0
 		for _, e := range res.Entries {
 			if e.Status == "passed" {
 				passed++
 			}
-			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(e.Status), e.Scenario, e.Iteration, e.Bundle)
+			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(e.Status), e.Scenario, e.Iteration, out.shown(e.Bundle))
 			if e.Check != "" {
 				line += "  " + e.Check
 			}
 			fmt.Fprintln(stdout, line)
 		}
 		fmt.Fprintf(stdout, "%d run(s): %d passed, %d not passed\n", len(res.Entries), passed, len(res.Entries)-passed)
-		fmt.Fprintf(stdout, "Results: %s\nReplay:  wireproof replay %s\n", res.Results, res.OutDir)
+		fmt.Fprintf(stdout, "Results: %s\nReplay:  wireproof replay %s\n", out.shown(res.Results), out.shown(res.OutDir))
 		switch {
+		case upErr != nil:
+			return upErr
 		case res.Interrupted:
 			return interruptedError{ctx.Err()}
 		case res.Failed():
@@ -145,21 +167,24 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return verifyError(err)
 	}
+	upErr := out.finish(ctx, res.Interrupted, stdout)
 	v := res.Verdict
 	if v.Status == "passed" {
-		fmt.Fprintf(stdout, "PASS %s  %d events  %s\n", res.Scenario, res.Events, res.Bundle)
+		fmt.Fprintf(stdout, "PASS %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
 	} else {
-		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, res.Bundle)
+		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
 		if f := v.Failure; f != nil {
 			fmt.Fprintf(stdout, "  %s @seq %d: %s\n", f.Check, f.Seq, f.Message)
-			writeFailureDetail(stdout, res.Bundle, f, "  ")
+			writeFailureDetail(stdout, out.shown(res.Bundle), f, "  ")
 		}
 	}
-	fmt.Fprintf(stdout, "Verdict: %s\n", res.VerdictFile)
+	fmt.Fprintf(stdout, "Verdict: %s\n", out.shown(res.VerdictFile))
 	if res.Workspace != "" {
 		fmt.Fprintf(stdout, "Workspace: %s\n", res.Workspace)
 	}
 	switch {
+	case upErr != nil:
+		return upErr
 	case res.Interrupted:
 		return interruptedError{ctx.Err()}
 	case v.Status != "passed":

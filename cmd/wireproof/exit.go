@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/objstore"
 )
 
 // Exit codes, as DESIGN.md gives them. Every verb returns an error and this file
@@ -16,7 +18,11 @@ const (
 	// exitPlaybackMissed: playback --strict served a request that matched
 	// nothing recorded, or a recorded request was never played.
 	exitPlaybackMissed = 4
-	exitInterrupted    = 130
+	// exitStorage: object storage could not be used (credentials refused,
+	// endpoint unreachable) or an upload failed; the run's files are kept
+	// in the local spool and the message says where.
+	exitStorage     = 5
+	exitInterrupted = 130
 )
 
 // usageError is a bad flag, argument or flag value.
@@ -67,6 +73,8 @@ func exitCode(err error, interrupted bool) int {
 		intr   interruptedError
 		status exitStatusError
 		missed playbackMissedError
+		store  storageError
+		objerr *objstore.Error
 	)
 	switch {
 	case errors.As(err, &intr):
@@ -75,8 +83,12 @@ func exitCode(err error, interrupted bool) int {
 		return status.code
 	case errors.As(err, &usage), isCobraUsage(err):
 		return exitUsage
+	case errors.As(err, &store):
+		return exitStorage
 	case errors.As(err, &unread):
 		return exitUnreadable
+	case errors.As(err, &objerr):
+		return exitStorage
 	case errors.As(err, &failed):
 		return exitCheckFailed
 	case errors.As(err, &missed):

@@ -79,7 +79,7 @@ func TestReplayExitCodes(t *testing.T) {
 
 // TestReplayShards: the shards of a corpus are disjoint and cover it.
 func TestReplayShards(t *testing.T) {
-	refs, err := collectBundles([]string{golden})
+	refs, err := collectBundles(context.Background(), []string{golden})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/wireproof/wireproof/internal/objstore"
+	"github.com/wireproof/wireproof/internal/spool"
+)
+
+// This file is where the verbs turn an argument into a bundle location:
+// a local path as before, or s3://bucket/prefix.
+
+// storageError is object storage that could not be used: credentials
+// refused, the endpoint unreachable, or an upload that failed (the local
+// files are kept, and the message says where).
+type storageError struct{ err error }
+
+func (e storageError) Error() string { return e.err.Error() }
+func (e storageError) Unwrap() error { return e.err }
+
+// openLocation resolves a BUNDLE|DIR|s3:// argument.
+func openLocation(arg string) (*objstore.Location, error) {
+	l, err := objstore.NewLocation(arg, nil)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return l, nil
+}
+
+// listBundles lists a location's bundles, mapping errors to exit codes: a
+// missing path or object is unreadable, an empty directory a usage error,
+// a refused credential or an unreachable endpoint a storage error.
+func listBundles(ctx context.Context, l *objstore.Location) ([]objstore.Entry, error) {
+	entries, err := l.Bundles(ctx)
+	var none *objstore.NoBundlesError
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+		return entries, nil
+	case errors.As(err, &none):
+		return nil, usageError{err}
+	case errors.As(err, &pe), objstore.IsNotFound(err):
+		return nil, unreadableError{err}
+	}
+	return nil, storageError{err}
+}
+
+// fetchBundles gives each s3:// argument naming one bundle a local copy
+// (in a temporary directory, under the object's own name) for the verbs
+// that read a bundle more than once; other arguments are returned as they
+// are. done removes the copies and, in *err, writes each URL back where its
+// copy's path was, so messages name what the user gave.
+func fetchBundles(ctx context.Context, args []string) (local []string, done func(*error), err error) {
+	local = append([]string(nil), args...)
+	var tmp string
+	names := map[string]string{}
+	done = func(errp *error) {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		if errp != nil && *errp != nil && len(names) > 0 {
+			*errp = renamedError{*errp, names}
+		}
+	}
+	for i, arg := range args {
+		if !objstore.IsRemote(arg) {
+			continue
+		}
+		u, err := objstore.ParseURL(arg)
+		if err != nil {
+			done(nil)
+			return nil, nil, usageError{err}
+		}
+		c, err := objstore.New(nil)
+		if err != nil {
+			done(nil)
+			return nil, nil, usageError{err}
+		}
+		if tmp == "" {
+			if tmp, err = os.MkdirTemp("", "wireproof-s3-"); err != nil {
+				return nil, nil, err
+			}
+		}
+		dir := filepath.Join(tmp, fmt.Sprint(i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			done(nil)
+			return nil, nil, err
+		}
+		local[i] = filepath.Join(dir, path.Base(u.Key))
+		names[local[i]] = arg
+		if err := c.Download(ctx, u, local[i]); err != nil {
+			done(nil)
+			if objstore.IsNotFound(err) {
+				return nil, nil, unreadableError{err}
+			}
+			return nil, nil, storageError{err}
+		}
+	}
+	return local, done, nil
+}
+
+// renamedError shows an error with local copies' paths replaced by the URLs
+// they were fetched from; errors.As still finds the original's type.
+type renamedError struct {
+	err   error
+	names map[string]string // local path -> URL
+}
+
+func (e renamedError) Error() string {
+	s := e.err.Error()
+	for local, url := range e.names {
+		s = strings.ReplaceAll(s, local, url)
+	}
+	return s
+}
+
+func (e renamedError) Unwrap() error { return e.err }
+
+// remoteDest is an s3:// output: a spool job to record into, sent when the
+// run is over.
+type remoteDest struct {
+	job    *spool.Job
+	client *objstore.Client
+	dest   objstore.URL
+}
+
+// beginUpload prepares writing to an s3:// destination (a prefix): it
+// checks the location and credentials, sends jobs earlier runs left behind,
+// and starts a spool job whose directory the run records into.
+func beginUpload(ctx context.Context, dest string, keep spool.Keep, command string, stderr io.Writer) (*remoteDest, error) {
+	u, err := objstore.ParseURL(dest)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	c, err := objstore.New(nil)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	dir, err := spool.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spool.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Fail before the run if the bucket cannot be listed with these
+	// credentials, rather than after it.
+	if err := c.CheckBucket(ctx, u.Bucket); err != nil {
+		return nil, storageError{err}
+	}
+	sendPending(ctx, sp, c, stderr)
+	job, err := sp.Begin(u.String(), keep, command)
+	if err != nil {
+		return nil, err
+	}
+	return &remoteDest{job: job, client: c, dest: u}, nil
+}
+
+// finish uploads the job's files. A failure keeps them in the spool and
+// says where, as a storageError.
+func (d *remoteDest) finish(ctx context.Context, stdout io.Writer) error {
+	sent, err := spool.Send(ctx, d.client, d.job, nil)
+	if err != nil {
+		return storageError{fmt.Errorf("%w\nthe run's files are kept in %s (manifest %s); 'wireproof upload' sends them", err, d.job.Dir(), d.job.Manifest())}
+	}
+	fmt.Fprintf(stdout, "Uploaded %d file(s) to %s\n", len(sent), d.dest)
+	return nil
+}
+
+// sendPending sends the spool's pending jobs, reporting on w; a job that
+// fails stays pending. It returns the files sent and the jobs that failed.
+func sendPending(ctx context.Context, sp *spool.Spool, c *objstore.Client, w io.Writer) (sent int, failed []error) {
+	jobs, skipped := sp.Pending()
+	for _, e := range skipped {
+		fmt.Fprintln(w, "wireproof:", e)
+	}
+	for _, j := range jobs {
+		files, err := spool.Send(ctx, c, j, nil)
+		sent += len(files)
+		if err != nil {
+			failed = append(failed, fmt.Errorf("pending upload %s to %s: %w", j.Dir(), j.Dest, err))
+			fmt.Fprintf(w, "wireproof: pending upload %s to %s failed, kept: %v\n", j.Dir(), j.Dest, err)
+			continue
+		}
+		fmt.Fprintf(w, "Uploaded %d file(s) left by an earlier %s to %s\n", len(files), j.Command, j.Dest)
+	}
+	return sent, failed
+}
+
+// recordTarget resolves record's -o: a local file as given, or for an
+// s3:// object a file in a new spool job, uploaded by finishRecord.
+func recordTarget(ctx context.Context, output string, stderr io.Writer) (local string, remote *remoteDest, err error) {
+	if !objstore.IsRemote(output) {
+		return output, nil, nil
+	}
+	u, err := objstore.ParseURL(output)
+	if err != nil {
+		return "", nil, usageError{err}
+	}
+	if u.Key == "" || strings.HasSuffix(u.Key, "/") {
+		return "", nil, usageError{fmt.Errorf("-o %s: name the bundle's object, as in s3://bucket/prefix/run.zst", output)}
+	}
+	dir := objstore.URL{Bucket: u.Bucket, Key: path.Dir(u.Key)}
+	if dir.Key == "." {
+		dir.Key = ""
+	}
+	if remote, err = beginUpload(ctx, dir.String(), spool.KeepAll, "record", stderr); err != nil {
+		return "", nil, err
+	}
+	if _, err := remote.client.Stat(ctx, u); err == nil {
+		remote.job.Done()
+		return "", nil, usageError{fmt.Errorf("-o %s: the object exists; a bundle is never overwritten", output)}
+	} else if !objstore.IsNotFound(err) {
+		remote.job.Done()
+		return "", nil, storageError{err}
+	}
+	return filepath.Join(remote.job.Dir(), path.Base(u.Key)), remote, nil
+}
+
+// finishRecord uploads a recording made for an s3:// -o. The recording has
+// ended (often on SIGINT), so the upload does not stop with ctx.
+func finishRecord(ctx context.Context, remote *remoteDest, stderr io.Writer) error {
+	if remote == nil {
+		return nil
+	}
+	return remote.finish(context.WithoutCancel(ctx), stderr)
+}

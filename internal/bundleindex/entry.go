@@ -1,0 +1,123 @@
+// Package bundleindex summarizes bundles into index entries, one NDJSON line
+// per bundle (what was run, the verdict the live run recorded, sizes and
+// timing), and computes pass, fail and flake figures over them. Standard
+// engines (DuckDB's read_json_auto, jq) query the index file directly.
+package bundleindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// Statuses of an Entry beyond the verdict's own (passed, failed, skipped).
+const (
+	// StatusIncomplete: the bundle holds no verdict (the run was killed or
+	// the recording is not a verification run).
+	StatusIncomplete = "incomplete"
+	// StatusUnreadable: the bundle could not be read.
+	StatusUnreadable = "unreadable"
+)
+
+// Entry is one line of the index. Field names are stable: queries use them.
+type Entry struct {
+	Path      string            `json:"path"`
+	Scenario  string            `json:"scenario"`
+	Iteration int               `json:"iteration,omitempty"`
+	Provider  string            `json:"provider,omitempty"`
+	Model     string            `json:"model,omitempty"`
+	Revision  string            `json:"revision,omitempty"`
+	Dirty     bool              `json:"dirty,omitempty"`
+	Tool      string            `json:"tool,omitempty"`
+	Started   *time.Time        `json:"started,omitempty"`
+	Options   map[string]string `json:"options,omitempty"`
+	// Status is the recorded verdict's status (passed, failed, skipped),
+	// or incomplete or unreadable.
+	Status string `json:"status"`
+	// Check, Seq and Message are the first failing check, the event that
+	// decided it and its message.
+	Check   string `json:"check,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Events counts the event lines (the header included); DurationMs is the
+	// time of the last one since the recording started.
+	Events     uint64  `json:"events"`
+	DurationMs float64 `json:"durationMs"`
+	// Bytes is the uncompressed size of the events read, Size the stored
+	// (compressed) size of the bundle.
+	Bytes     int64  `json:"bytes"`
+	Size      int64  `json:"size"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Summarize reads a bundle as a stream and returns its entry. Payloads other
+// than the verdict's are not decoded. A bundle that cannot be read is an
+// entry with Status unreadable and the reason in Error, not an error; the
+// error is only the context's.
+func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entry, error) {
+	e := Entry{Path: name, Size: size, Status: StatusIncomplete}
+	r, err := bundle.NewReader(in, &bundle.ReaderOptions{Name: name, SkipBody: func(k bundle.Kind) bool { return k != bundle.KindVerdict }})
+	if err != nil {
+		e.Status, e.Error = StatusUnreadable, err.Error()
+		return e, nil
+	}
+	defer r.Close()
+	h := r.Header()
+	m := h.Manifest
+	e.Scenario, e.Provider, e.Model, e.Revision, e.Dirty, e.Tool = m.Scenario, m.Provider, m.Model, m.Revision, m.Dirty, h.Tool
+	e.Options = m.Options
+	if n, err := strconv.Atoi(m.Options["iteration"]); err == nil {
+		e.Iteration = n
+	}
+	if !h.Started.IsZero() {
+		t := h.Started.UTC()
+		e.Started = &t
+	}
+	e.Events, e.Bytes = 1, int64(len(r.Line()))+1
+	var ev bundle.Event
+	var verdict *assert.Verdict
+	for n := 0; ; n++ {
+		if n&4095 == 0 && ctx.Err() != nil {
+			return e, ctx.Err()
+		}
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			e.Status, e.Error = StatusUnreadable, err.Error()
+			return e, nil
+		}
+		e.Events++
+		e.Bytes += int64(len(r.Line())) + 1
+		e.DurationMs = float64(ev.T) / 1e6
+		if ev.Kind == bundle.KindVerdict && verdict == nil {
+			var v assert.Verdict
+			if json.Unmarshal(ev.Body.Data, &v) == nil {
+				verdict = &v
+			}
+		}
+	}
+	e.Truncated = r.Truncated()
+	if t := r.Trailer(); t != nil {
+		e.Digest = t.Digest
+	}
+	if verdict != nil {
+		e.Status = verdict.Status
+		if verdict.Scenario != "" {
+			e.Scenario = verdict.Scenario
+		}
+		if f := verdict.Failure; f != nil {
+			e.Check, e.Seq, e.Message = f.Check, f.Seq, f.Message
+		}
+	}
+	return e, nil
+}

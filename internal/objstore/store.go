@@ -1,0 +1,159 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// BundleExt is the extension of a bundle file or object.
+const BundleExt = ".zst"
+
+// Location is where bundles are read from: a local file or directory, or an
+// s3://bucket/prefix (one object, or every bundle under the prefix).
+type Location struct {
+	arg    string
+	url    URL     // remote only
+	client *Client // remote only
+}
+
+// Entry is one bundle of a Location.
+type Entry struct {
+	// Name is what messages call it: the local path or the s3:// URL.
+	Name string
+	// Rel is its slash-separated path relative to the location's root (the
+	// directory or prefix; the file's base name for a single bundle), the
+	// same for a corpus on disk and the same corpus uploaded.
+	Rel  string
+	Size int64
+
+	url URL // remote only
+}
+
+// Remote reports whether the entry is in object storage.
+func (e Entry) Remote() bool { return e.url.Bucket != "" }
+
+// URL is the entry's object (zero for a local file).
+func (e Entry) URL() URL { return e.url }
+
+// NewLocation resolves arg: an s3:// URL (a client is made from opts) or a
+// local path. Nothing is read yet.
+func NewLocation(arg string, opts *Options) (*Location, error) {
+	l := &Location{arg: arg}
+	if !IsRemote(arg) {
+		return l, nil
+	}
+	u, err := ParseURL(arg)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	l.url, l.client = u, c
+	return l, nil
+}
+
+// NewRemote is a Location for u on an existing client.
+func NewRemote(c *Client, u URL) *Location { return &Location{arg: u.String(), url: u, client: c} }
+
+// Remote reports whether the location is in object storage.
+func (l *Location) Remote() bool { return l.client != nil }
+
+// Client is the location's client (nil for a local location).
+func (l *Location) Client() *Client { return l.client }
+
+// String is the argument as given.
+func (l *Location) String() string { return l.arg }
+
+// NoBundlesError is a directory or prefix that holds no bundle.
+type NoBundlesError struct{ Where string }
+
+func (e *NoBundlesError) Error() string { return "no *" + BundleExt + " bundles under " + e.Where }
+
+// Bundles lists the location's bundles sorted by Rel. A local file, or an
+// s3:// URL naming one object, is a single bundle whatever its name; a
+// directory or prefix yields every *.zst under it. A missing local path is
+// the *fs.PathError of os.Stat; an empty directory or prefix is a
+// *NoBundlesError.
+func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
+	if l.Remote() {
+		return l.remoteBundles(ctx)
+	}
+	info, err := os.Stat(l.arg)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []Entry{{Name: l.arg, Rel: filepath.Base(l.arg), Size: info.Size()}}, nil
+	}
+	var found []Entry
+	err = filepath.WalkDir(l.arg, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), BundleExt) {
+			return nil
+		}
+		rel, _ := filepath.Rel(l.arg, p)
+		var size int64
+		if fi, err := d.Info(); err == nil {
+			size = fi.Size()
+		}
+		found = append(found, Entry{Name: p, Rel: filepath.ToSlash(rel), Size: size})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", l.arg, err)
+	}
+	if len(found) == 0 {
+		return nil, &NoBundlesError{Where: l.arg}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Rel < found[j].Rel })
+	return found, nil
+}
+
+func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
+	if l.url.Key != "" && !strings.HasSuffix(l.url.Key, "/") {
+		// One object, if there is one by that name.
+		o, err := l.client.Stat(ctx, l.url)
+		switch {
+		case err == nil:
+			return []Entry{{Name: l.url.String(), Rel: path.Base(l.url.Key), Size: o.Size, url: l.url}}, nil
+		case !IsNotFound(err):
+			return nil, err
+		}
+	}
+	prefix := l.url.Dir()
+	objs, err := l.client.List(ctx, l.url.Bucket, prefix)
+	if err != nil {
+		return nil, err
+	}
+	var found []Entry
+	for _, o := range objs {
+		if !strings.HasSuffix(o.Key, BundleExt) {
+			continue
+		}
+		u := URL{Bucket: l.url.Bucket, Key: o.Key}
+		found = append(found, Entry{Name: u.String(), Rel: strings.TrimPrefix(o.Key, prefix), Size: o.Size, url: u})
+	}
+	if len(found) == 0 {
+		return nil, &NoBundlesError{Where: l.arg}
+	}
+	return found, nil
+}
+
+// Open streams one bundle of the location.
+func (l *Location) Open(ctx context.Context, e Entry) (io.ReadCloser, error) {
+	if e.Remote() {
+		return l.client.Open(ctx, e.url)
+	}
+	return os.Open(e.Name)
+}
