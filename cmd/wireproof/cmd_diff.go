@@ -72,11 +72,12 @@ func runDiff(ctx context.Context, opts diffOptions, args []string) (err error) {
 	case opts.Context < 1:
 		return usageError{fmt.Errorf("--context must be at least 1, got %d", opts.Context)}
 	}
-	args, done, err := fetchBundles(ctx, args)
+	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err
 	}
-	defer done(&err)
+	defer f.done(&err)
+	opts.stdout = f.writer(opts.stdout)
 	res, err := triage.Diff(ctx, args[0], args[1], &triage.DiffOptions{Context: opts.Context})
 	var be *triage.BundleError
 	switch {

@@ -55,11 +55,12 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 	if opts.HAR == "" {
 		return usageError{errors.New("export needs --har OUT.har (the only export format)")}
 	}
-	args, done, err := fetchBundles(ctx, args)
+	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err
 	}
-	defer done(&err)
+	defer f.done(&err)
+	opts.stderr = f.writer(opts.stderr)
 	tl, err := loadTimeline(ctx, args[0])
 	if err != nil {
 		return err

@@ -116,11 +116,13 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) (err er
 	if err := opts.check(args); err != nil {
 		return err
 	}
-	args, done, err := fetchBundles(ctx, args)
+	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err
 	}
-	defer done(&err)
+	defer f.done(&err)
+	opts.stdout = f.writer(opts.stdout)
+	opts.stderr = f.writer(opts.stderr)
 	path := args[0]
 	out := bufio.NewWriterSize(opts.stdout, 64<<10)
 	switch {

@@ -66,11 +66,12 @@ func runReport(ctx context.Context, opts reportOptions, args []string) (err erro
 	if out == args[0] {
 		return usageError{fmt.Errorf("report: the output %s would overwrite the bundle: give -o", out)}
 	}
-	args, done, err := fetchBundles(ctx, args)
+	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err
 	}
-	defer done(&err)
+	defer f.done(&err)
+	opts.stderr = f.writer(opts.stderr)
 	tl, err := loadTimeline(ctx, args[0])
 	if err != nil {
 		return err

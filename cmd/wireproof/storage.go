@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,72 +57,124 @@ func listBundles(ctx context.Context, l *objstore.Location) ([]objstore.Entry, e
 // fetchBundles gives each s3:// argument naming one bundle a local copy
 // (in a temporary directory, under the object's own name) for the verbs
 // that read a bundle more than once; other arguments are returned as they
-// are. done removes the copies and, in *err, writes each URL back where its
-// copy's path was, so messages name what the user gave.
-func fetchBundles(ctx context.Context, args []string) (local []string, done func(*error), err error) {
+// are. The fetched's done removes the copies and, in *err and in what went
+// through its writers, writes each URL back where its copy's path was, so
+// messages name what the user gave.
+func fetchBundles(ctx context.Context, args []string) (local []string, f *fetched, err error) {
 	local = append([]string(nil), args...)
-	var tmp string
-	names := map[string]string{}
-	done = func(errp *error) {
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-		if errp != nil && *errp != nil && len(names) > 0 {
-			*errp = renamedError{*errp, names}
-		}
-	}
+	f = &fetched{names: map[string]string{}}
 	for i, arg := range args {
 		if !objstore.IsRemote(arg) {
 			continue
 		}
-		u, err := objstore.ParseURL(arg)
-		if err != nil {
-			done(nil)
-			return nil, nil, usageError{err}
-		}
-		c, err := objstore.New(nil)
-		if err != nil {
-			done(nil)
-			return nil, nil, usageError{err}
-		}
-		if tmp == "" {
-			if tmp, err = os.MkdirTemp("", "wireproof-s3-"); err != nil {
-				return nil, nil, err
-			}
-		}
-		dir := filepath.Join(tmp, fmt.Sprint(i))
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			done(nil)
+		if local[i], err = f.fetch(ctx, i, arg); err != nil {
+			f.done(nil)
 			return nil, nil, err
 		}
-		local[i] = filepath.Join(dir, path.Base(u.Key))
-		names[local[i]] = arg
-		if err := c.Download(ctx, u, local[i]); err != nil {
-			done(nil)
-			if objstore.IsNotFound(err) {
-				return nil, nil, unreadableError{err}
-			}
-			return nil, nil, storageError{err}
+	}
+	return local, f, nil
+}
+
+// fetched are local copies of objects.
+type fetched struct {
+	tmp     string
+	names   map[string]string // local path -> URL
+	writers []*renamingWriter
+}
+
+func (f *fetched) fetch(ctx context.Context, i int, arg string) (string, error) {
+	u, err := objstore.ParseURL(arg)
+	if err != nil {
+		return "", usageError{err}
+	}
+	c, err := objstore.New(nil)
+	if err != nil {
+		return "", usageError{err}
+	}
+	if f.tmp == "" {
+		if f.tmp, err = os.MkdirTemp("", "wireproof-s3-"); err != nil {
+			return "", err
 		}
 	}
-	return local, done, nil
+	dir := filepath.Join(f.tmp, fmt.Sprint(i))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", err
+	}
+	local := filepath.Join(dir, path.Base(u.Key))
+	f.names[local] = arg
+	if err := c.Download(ctx, u, local); err != nil {
+		if objstore.IsNotFound(err) {
+			return "", unreadableError{err}
+		}
+		return "", storageError{err}
+	}
+	return local, nil
+}
+
+// writer wraps w so that the copies' paths read as their URLs.
+func (f *fetched) writer(w io.Writer) io.Writer {
+	if len(f.names) == 0 {
+		return w
+	}
+	rw := &renamingWriter{w: w, r: f.replacer()}
+	f.writers = append(f.writers, rw)
+	return rw
+}
+
+func (f *fetched) replacer() *strings.Replacer {
+	var pairs []string
+	for local, url := range f.names {
+		pairs = append(pairs, local, url)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// done flushes the writers, removes the copies and renames them in *errp.
+func (f *fetched) done(errp *error) {
+	for _, w := range f.writers {
+		w.flush()
+	}
+	if f.tmp != "" {
+		os.RemoveAll(f.tmp)
+	}
+	if errp != nil && *errp != nil && len(f.names) > 0 {
+		*errp = renamedError{*errp, f.replacer()}
+	}
+}
+
+// renamingWriter applies a replacer to whole lines on their way to w.
+type renamingWriter struct {
+	w   io.Writer
+	r   *strings.Replacer
+	buf []byte
+}
+
+func (rw *renamingWriter) Write(p []byte) (int, error) {
+	rw.buf = append(rw.buf, p...)
+	if i := bytes.LastIndexByte(rw.buf, '\n'); i >= 0 {
+		if _, err := io.WriteString(rw.w, rw.r.Replace(string(rw.buf[:i+1]))); err != nil {
+			return 0, err
+		}
+		rw.buf = append(rw.buf[:0], rw.buf[i+1:]...)
+	}
+	return len(p), nil
+}
+
+func (rw *renamingWriter) flush() {
+	if len(rw.buf) > 0 {
+		io.WriteString(rw.w, rw.r.Replace(string(rw.buf)))
+		rw.buf = nil
+	}
 }
 
 // renamedError shows an error with local copies' paths replaced by the URLs
 // they were fetched from; errors.As still finds the original's type.
 type renamedError struct {
-	err   error
-	names map[string]string // local path -> URL
+	err error
+	r   *strings.Replacer
 }
 
-func (e renamedError) Error() string {
-	s := e.err.Error()
-	for local, url := range e.names {
-		s = strings.ReplaceAll(s, local, url)
-	}
-	return s
-}
-
+func (e renamedError) Error() string { return e.r.Replace(e.err.Error()) }
 func (e renamedError) Unwrap() error { return e.err }
 
 // remoteDest is an s3:// output: a spool job to record into, sent when the
@@ -209,8 +262,8 @@ func recordTarget(ctx context.Context, output string, stderr io.Writer) (local s
 	if u.Key == "" || strings.HasSuffix(u.Key, "/") {
 		return "", nil, usageError{fmt.Errorf("-o %s: name the bundle's object, as in s3://bucket/prefix/run.zst", output)}
 	}
-	dir := objstore.URL{Bucket: u.Bucket, Key: path.Dir(u.Key)}
-	if dir.Key == "." {
+	dir := objstore.URL{Bucket: u.Bucket, Key: path.Dir(u.Key) + "/"}
+	if dir.Key == "./" {
 		dir.Key = ""
 	}
 	if remote, err = beginUpload(ctx, dir.String(), spool.KeepAll, "record", stderr); err != nil {

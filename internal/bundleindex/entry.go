@@ -42,7 +42,7 @@ type Entry struct {
 	Status string `json:"status"`
 	// Check, Seq and Message are the first failing check, the event that
 	// decided it and its message.
-	Check   string `json:"check,omitempty"`
+	Check   string `json:"check"`
 	Seq     uint64 `json:"seq,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Events counts the event lines (the header included); DurationMs is the
@@ -101,7 +101,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 		e.DurationMs = float64(ev.T) / 1e6
 		if ev.Kind == bundle.KindVerdict && verdict == nil {
 			var v assert.Verdict
-			if json.Unmarshal(ev.Body.Data, &v) == nil {
+			if json.Unmarshal(ev.Body.Data, &v) == nil && v.Status != "" {
 				verdict = &v
 			}
 		}
