@@ -1,6 +1,7 @@
 package playback
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -233,6 +234,9 @@ func (s *session) playRaw() {
 // compareRaw records a miss when the client's k-th message differs from the
 // recorded one.
 func (s *session) compareRaw(k int, m wireMsg, got []byte) {
+	if bytes.Equal(m.Raw, got) {
+		return // the same bytes: nothing differs, nothing to learn
+	}
 	rec := request{Body: decodeBody(m.Raw, "")}
 	live := request{Body: decodeBody(got, "")}
 	s.p.ids.mu.Lock()
