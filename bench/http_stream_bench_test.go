@@ -58,39 +58,54 @@ func heapPeak() (stop func() uint64) {
 	return func() uint64 { close(done); wg.Wait(); return peak }
 }
 
+// streamRounds is how many times BenchmarkHTTPStream fetches the stream each
+// way, alternating direct and recorded.
+const streamRounds = 3
+
 // BenchmarkHTTPStream fetches a 1 GiB streamed response directly and through
 // the recording proxy, and reports the proxy's peak heap against its budget.
+// The fetches alternate, direct then recorded, for streamRounds rounds, and
+// the best round of each way counts: on a shared machine a burst of load then
+// slows one round of each rather than all of one way, and the ratio compares
+// the two at their best.
 func BenchmarkHTTPStream(b *testing.B) {
 	upstream := streamServer()
 	defer upstream.Close()
-	run := func(b *testing.B, base string) {
-		client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-		defer client.CloseIdleConnections()
-		buf := make([]byte, 256<<10)
-		b.SetBytes(streamBytes)
+	u, stop := recordingProxy(b, upstream.URL)
+	defer stop()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	buf := make([]byte, 256<<10)
+	fetch := func(base string) (mbps float64, peak uint64) {
 		runtime.GC()
-		stop := heapPeak()
-		b.ResetTimer()
-		for range b.N {
-			res, err := client.Get(base + "/stream")
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := io.CopyBuffer(io.Discard, res.Body, buf)
-			res.Body.Close()
-			if err != nil || n != streamBytes {
-				b.Fatalf("got %d bytes (%v), want %d", n, err, streamBytes)
-			}
+		stopPeak := heapPeak()
+		start := time.Now()
+		res, err := client.Get(base + "/stream")
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.StopTimer()
-		peak := stop()
-		b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
-		b.ReportMetric(float64(streamBudget)/float64(peak), "budget-ratio")
+		n, err := io.CopyBuffer(io.Discard, res.Body, buf)
+		res.Body.Close()
+		if err != nil || n != streamBytes {
+			b.Fatalf("got %d bytes (%v), want %d", n, err, streamBytes)
+		}
+		d := time.Since(start)
+		return streamBytes / d.Seconds() / 1e6, stopPeak()
 	}
-	b.Run("direct", func(b *testing.B) { run(b, upstream.URL) })
-	b.Run("recorded", func(b *testing.B) {
-		u, stop := recordingProxy(b, upstream.URL)
-		defer stop()
-		run(b, u)
-	})
+	var best [2]float64
+	var peak [2]uint64
+	for range streamRounds {
+		for i, base := range []string{upstream.URL, u} {
+			mbps, pk := fetch(base)
+			best[i] = max(best[i], mbps)
+			peak[i] = max(peak[i], pk)
+		}
+	}
+	for i, name := range []string{"direct", "recorded"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportMetric(best[i], "MB/s")
+			b.ReportMetric(float64(peak[i])/(1<<20), "peak-MB")
+			b.ReportMetric(float64(streamBudget)/float64(peak[i]), "budget-ratio")
+		})
+	}
 }

@@ -82,9 +82,6 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true // relay bodies as the upstream encodes them
 		t.MaxIdleConnsPerHost = 64  // many concurrent clients share one upstream
-		// One read takes many chunks of a streamed body at once, rather than
-		// one syscall per chunk (see chunkSize).
-		t.ReadBufferSize = chunkSize
 		p.transport = t
 	}
 	p.wsDial = &http.Client{Transport: corkingTransport(p.transport)}

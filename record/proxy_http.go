@@ -20,7 +20,7 @@ import (
 const wholeBodyMax = 1 << 20
 
 // chunkSize is the read size for streamed bodies.
-const chunkSize = 256 << 10
+const chunkSize = 64 << 10
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
