@@ -166,31 +166,7 @@ func BenchmarkWSOneWay(b *testing.B) {
 	for i := range msgs {
 		msgs[i] = message(i)
 	}
-	run := func(b *testing.B, base string) {
-		ctx := context.Background()
-		c, _, err := websocket.Dial(ctx, wsURL(base)+"/sink", nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.CloseNow()
-		b.SetBytes(1024)
-		b.ResetTimer()
-		for i := range b.N {
-			if err := c.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c.Write(ctx, websocket.MessageText, []byte("done"))
-		_, got, err := c.Read(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		if string(got) != strconv.Itoa(b.N) {
-			b.Fatalf("sink counted %s messages, want %d", got, b.N)
-		}
-		c.Close(websocket.StatusNormalClosure, "")
-	}
+	run := func(b *testing.B, base string) { oneWay(b, base, msgs) }
 	b.Run("direct", func(b *testing.B) { run(b, sink.URL) })
 	b.Run("relay", func(b *testing.B) {
 		relay := plainRelay(sink.URL)
@@ -202,6 +178,34 @@ func BenchmarkWSOneWay(b *testing.B) {
 		defer stop()
 		run(b, u)
 	})
+}
+
+// oneWay sends b.N messages (msgs in turn) to the sink at base, as text, and
+// waits for the sink's count.
+func oneWay(b *testing.B, base string, msgs [][]byte) {
+	ctx := context.Background()
+	c, _, err := websocket.Dial(ctx, wsURL(base)+"/sink", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.CloseNow()
+	b.SetBytes(int64(len(msgs[0])))
+	b.ResetTimer()
+	for i := range b.N {
+		if err := c.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.Write(ctx, websocket.MessageText, []byte("done"))
+	_, got, err := c.Read(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if string(got) != strconv.Itoa(b.N) {
+		b.Fatalf("sink counted %s messages, want %d", got, b.N)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
 }
 
 // BenchmarkWSEcho measures echo round trips of 1 KiB messages and reports

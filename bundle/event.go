@@ -43,11 +43,25 @@ const (
 	// "upstreamCompressed":bool}.
 	KindWSOpen Kind = "ws.open"
 	// KindWSMessage: Conn, Dir, Type (TypeText or TypeBinary), Body (the whole
-	// decompressed message).
+	// decompressed message; Truncated and Size, the message's full size, when
+	// it was longer than the recording limit), Err (a compressed message that
+	// could not be decompressed, recorded as it came).
 	KindWSMessage Kind = "ws.message"
-	// KindWSClose: Conn, Dir (the side that closed), Code, Reason, Err (for an
-	// abnormal end such as an upstream that died).
+	// KindWSClose: Conn, Dir (the side whose close frame or end it records),
+	// Code and Reason (of its close frame, 1005 for one without a code), or
+	// Code 1006 and Err for a stream that ended without a close frame (a
+	// connection lost). A connection normally has two, one per side, each
+	// recorded when it crossed the proxy; one without Dir (1001) records that
+	// the proxy stopped and closed both sides.
 	KindWSClose Kind = "ws.close"
+	// KindWSPing and KindWSPong: Conn, Dir (the side that sent it), Body (its
+	// payload, possibly empty). The proxy relays them; it never answers one.
+	KindWSPing Kind = "ws.ping"
+	KindWSPong Kind = "ws.pong"
+	// KindWSError: Conn, Dir, Err: a side sent bytes that are not a
+	// WebSocket frame. They and everything after them in that direction are
+	// relayed but not recorded.
+	KindWSError Kind = "ws.error"
 
 	// KindGateRequest: Conn (the gate's name, "gate"), Method, URL, Header.
 	KindGateRequest Kind = "gate.request"

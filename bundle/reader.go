@@ -36,7 +36,7 @@ type ReaderOptions struct {
 
 // Defaults of ReaderOptions.
 const (
-	DefaultMaxLine          = 80 << 20
+	DefaultMaxLine          = 96 << 20 // a 64 MiB message is 85.4 MiB in base64
 	DefaultMaxDecoderMemory = 64 << 20
 )
 

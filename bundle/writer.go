@@ -83,11 +83,13 @@ type Writer struct {
 	err   error // the first write error, sticky
 }
 
-// job is one batch of complete lines for the compressor.
+// job is one batch of complete lines for the compressor, or the tail of one
+// huge line (release set: the Encoded it belongs to, released once written).
 type job struct {
-	lines []byte
-	flush bool       // flush the encoder after writing lines
-	ack   chan error // if set, receives the sticky error once done
+	lines   []byte
+	release *Encoded
+	flush   bool       // flush the encoder after writing lines
+	ack     chan error // if set, receives the sticky error once done
 }
 
 const (
@@ -208,7 +210,7 @@ func (w *Writer) Append(ev *Event) (uint64, error) {
 	if err := checkAppendable(ev); err != nil {
 		return 0, err
 	}
-	return w.appendEncoded(ev, encodeTail(ev))
+	return w.appendEncoded(ev, encodeTail(ev), -1)
 }
 
 // AppendEncoded writes the event e was encoded from as the next line, as
@@ -217,12 +219,30 @@ func (w *Writer) Append(ev *Event) (uint64, error) {
 func (w *Writer) AppendEncoded(e *Encoded) (uint64, error) {
 	ev := e.ev
 	e.ev = nil
-	return w.appendEncoded(ev, e)
+	return w.appendEncoded(ev, e, -1)
 }
 
-// appendEncoded appends ev, whose line without seq and t is in e, and
-// releases e.
-func (w *Writer) appendEncoded(ev *Event, e *Encoded) (uint64, error) {
+// Now reads the writer's clock: nanoseconds since the recording started,
+// never earlier than the last line's t.
+func (w *Writer) Now() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.now()
+}
+
+// AppendEncodedAt is AppendEncoded for an event whose time t was read from Now
+// when it happened, before the events appended since: its line gets t, or the
+// previous line's t if that is later, so t never goes back in the file.
+// A recorder that orders events as they happen and encodes them later uses it.
+func (w *Writer) AppendEncodedAt(e *Encoded, t int64) (uint64, error) {
+	ev := e.ev
+	e.ev = nil
+	return w.appendEncoded(ev, e, max(t, 0))
+}
+
+// appendEncoded appends ev, whose line without seq and t is in e, at time t
+// (the clock if t is negative), and releases e.
+func (w *Writer) appendEncoded(ev *Event, e *Encoded, t int64) (uint64, error) {
 	w.mu.Lock()
 	if err := w.failure(); err != nil {
 		w.mu.Unlock()
@@ -234,7 +254,10 @@ func (w *Writer) appendEncoded(ev *Event, e *Encoded) (uint64, error) {
 		e.Release()
 		return 0, ErrClosed
 	}
-	seq := w.appendLocked(ev, e, w.now())
+	if t < 0 {
+		t = w.now()
+	}
+	seq := w.appendLocked(ev, e, max(t, w.lastT))
 	w.count++
 	var ack chan error
 	if flushesAtOnce(ev.Kind) {
@@ -272,15 +295,29 @@ func (w *Writer) appendLocked(ev *Event, e *Encoded, t int64) uint64 {
 	w.lastT = t
 	n := len(w.batch)
 	w.batch = appendLineHead(w.batch, ev.Seq, t)
-	w.batch = append(w.batch, e.tail...)
-	w.batch = append(w.batch, '\n')
-	w.bytes += int64(len(w.batch) - n)
+	if len(e.tail) > bigLine {
+		// A huge line (a 64 MiB message) goes to the compressor as it is,
+		// after the batch that ends with its head, instead of being copied:
+		// the copy would hold the message a third time in memory.
+		w.bytes += int64(len(w.batch)-n) + int64(len(e.tail)) + 1
+		w.sendLocked(job{})
+		w.jobs <- job{lines: e.tail, release: e}
+		w.batch = append(w.batch, '\n')
+	} else {
+		w.batch = append(w.batch, e.tail...)
+		w.batch = append(w.batch, '\n')
+		w.bytes += int64(len(w.batch) - n)
+		e.Release()
+	}
 	w.kinds[ev.Kind]++
 	w.seq++
 	w.unflushed = true
-	e.Release()
 	return ev.Seq
 }
+
+// bigLine is the line length above which the encoded line is handed to the
+// compressor without being copied into a batch.
+const bigLine = 1 << 20
 
 // sendLocked hands the batch to the compressor with j's flush and ack, and
 // starts a new batch. It blocks while the queue is full, which is the
@@ -320,7 +357,9 @@ func (w *Writer) compressor() {
 				}
 			}
 		}
-		if cap(j.lines) <= 2*batchBytes {
+		if j.release != nil {
+			j.release.Release()
+		} else if cap(j.lines) <= 2*batchBytes {
 			select {
 			case w.free <- j.lines[:0]:
 			default:

@@ -41,7 +41,6 @@ type Proxy struct {
 	rec       *Recorder
 	upstream  *url.URL
 	transport http.RoundTripper
-	wsDial    *http.Client // dials WebSocket upstreams over corked connections
 	maxMsg    int64
 
 	httpIDs atomic.Uint64
@@ -84,7 +83,6 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		t.MaxIdleConnsPerHost = 64  // many concurrent clients share one upstream
 		p.transport = t
 	}
-	p.wsDial = &http.Client{Transport: corkingTransport(p.transport)}
 	if p.maxMsg <= 0 {
 		p.maxMsg = DefaultMaxMessageSize
 	}
@@ -121,7 +119,6 @@ func (p *Proxy) Close() error {
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}
-	p.wsDial.CloseIdleConnections()
 	return nil
 }
 

@@ -2,146 +2,216 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
-	"sync"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
 	"time"
 )
 
-// corkMax bounds the bytes a corkedConn holds before Write waits for the
-// flusher: backpressure from a slow peer reaches the relay instead of memory.
-const corkMax = 4 << 20
+// handshakeTimeout bounds the upstream's answer to a WebSocket upgrade.
+const handshakeTimeout = 30 * time.Second
 
-// corkedConn coalesces the writes of a relayed WebSocket connection. The
-// WebSocket library flushes after every message, which costs one syscall per
-// message on each side of the proxy; here Write only copies into a pending
-// buffer and a flusher goroutine writes whatever has accumulated in one
-// syscall. An idle connection pays one goroutine hand-off per message; a busy
-// one writes many messages per syscall, so the relay keeps up with a direct
-// connection. Write errors are reported by the next Write.
-type corkedConn struct {
-	net.Conn
+// wsPassedExtensions are the WebSocket extensions a client may negotiate
+// through the proxy: the ones whose frames it can decode to record them.
+var wsPassedExtensions = []string{"permessage-deflate"}
 
-	mu      sync.Mutex
-	cond    sync.Cond // pending changed, or the flusher failed or ended
-	pending []byte
-	spare   []byte
-	err     error
-	closing bool
-	done    chan struct{}
+// upstreamConn is an upstream connection on which the client's upgrade
+// request was sent, and the upstream's answer.
+type upstreamConn struct {
+	conn net.Conn
+	br   *bufio.Reader // the answer was read through it; frames follow
+	resp *http.Response
 }
 
-func newCorkedConn(c net.Conn) *corkedConn {
-	cc := &corkedConn{Conn: c, done: make(chan struct{})}
-	cc.cond.L = &cc.mu
-	go cc.flusher()
-	return cc
-}
-
-func (c *corkedConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.err == nil && !c.closing && len(c.pending) > 0 && len(c.pending)+len(p) > corkMax {
-		c.cond.Wait()
-	}
-	if c.err != nil {
-		return 0, c.err
-	}
-	if c.closing {
-		return 0, net.ErrClosed
-	}
-	c.pending = append(c.pending, p...)
-	c.cond.Broadcast()
-	return len(p), nil
-}
-
-func (c *corkedConn) flusher() {
-	defer close(c.done)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for {
-		for len(c.pending) == 0 && !c.closing && c.err == nil {
-			c.cond.Wait()
+// dialUpstream connects to the upstream and sends it the client's upgrade
+// request as the client sent it (its Sec-WebSocket-Key and -Version, its
+// subprotocols, and those of its extension offers the proxy can decode), so
+// that the upstream's answer, Sec-WebSocket-Accept included, is valid for the
+// client as it is and the two ends negotiate with each other, not with the
+// proxy. The handshake is done by hand rather than with a WebSocket library:
+// the proxy relays frames, it does not terminate the connection.
+func (p *Proxy) dialUpstream(ctx context.Context, r *http.Request) (*upstreamConn, error) {
+	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	target := p.target(r)
+	addr := target.Host
+	if target.Port() == "" {
+		port := "80"
+		if target.Scheme == "https" {
+			port = "443"
 		}
-		if c.err != nil || len(c.pending) == 0 {
-			return // closing, and everything written
-		}
-		buf := c.pending
-		c.pending = c.spare[:0]
-		c.mu.Unlock()
-		_, err := c.Conn.Write(buf)
-		c.mu.Lock()
-		if cap(buf) <= 1<<20 {
-			c.spare = buf[:0]
-		} else {
-			c.spare = nil
-		}
-		if err != nil {
-			c.err = err
-			c.pending = nil
-		}
-		c.cond.Broadcast()
+		addr = net.JoinHostPort(target.Hostname(), port)
 	}
-}
-
-// Close writes what is pending (waiting at most a few seconds for a peer
-// that does not read) and closes the connection.
-func (c *corkedConn) Close() error {
-	c.mu.Lock()
-	c.closing = true
-	c.cond.Broadcast()
-	c.mu.Unlock()
-	t := time.NewTimer(5 * time.Second)
-	defer t.Stop()
-	select {
-	case <-c.done:
-	case <-t.C:
+	dial := (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext
+	var tlsConf *tls.Config
+	if ht, ok := p.transport.(*http.Transport); ok {
+		if ht.DialContext != nil {
+			dial = ht.DialContext
+		}
+		if ht.TLSClientConfig != nil {
+			tlsConf = ht.TLSClientConfig.Clone()
+		}
 	}
-	err := c.Conn.Close()
-	<-c.done // the close unblocked a stuck write
-	return err
+	conn, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	fail := func(err error) (*upstreamConn, error) {
+		stop()
+		conn.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
+		return nil, err
+	}
+	if target.Scheme == "https" {
+		if tlsConf == nil {
+			tlsConf = &tls.Config{}
+		}
+		if tlsConf.ServerName == "" {
+			tlsConf.ServerName = target.Hostname()
+		}
+		tlsConf.NextProtos = []string{"http/1.1"} // an upgrade is HTTP/1.1 only
+		tc := tls.Client(conn, tlsConf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return fail(err)
+		}
+		conn = tc
+	}
+	req := &http.Request{
+		Method:     http.MethodGet,
+		URL:        &url.URL{Path: target.Path, RawPath: target.RawPath, RawQuery: target.RawQuery},
+		Host:       target.Host,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     upgradeHeader(r.Header),
+	}
+	bw := bufio.NewWriter(conn)
+	if err := req.Write(bw); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return fail(err)
+	}
+	if !stop() {
+		resp.Body.Close()
+		return fail(errors.New("the upgrade timed out"))
+	}
+	conn.SetDeadline(time.Time{})
+	return &upstreamConn{conn: conn, br: br, resp: resp}, nil
 }
 
-// corkingResponseWriter hands the WebSocket library a corked connection
-// when it hijacks the client's connection.
-type corkingResponseWriter struct {
-	http.ResponseWriter
+// upgradeHeader is the header of the upgrade request sent upstream: the
+// client's, without its hop-by-hop fields and extension offers the proxy
+// could not decode.
+func upgradeHeader(in http.Header) http.Header {
+	h := in.Clone()
+	removeHopHeaders(h)
+	h.Del("Host")
+	h.Set("Connection", "Upgrade")
+	h.Set("Upgrade", "websocket")
+	var offers []string
+	for _, v := range in.Values("Sec-WebSocket-Extensions") {
+		for _, ext := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(ext, ";")
+			for _, ok := range wsPassedExtensions {
+				if strings.EqualFold(strings.TrimSpace(name), ok) {
+					offers = append(offers, strings.TrimSpace(ext))
+				}
+			}
+		}
+	}
+	h.Del("Sec-WebSocket-Extensions")
+	if len(offers) > 0 {
+		h.Set("Sec-WebSocket-Extensions", strings.Join(offers, ", "))
+	}
+	if _, ok := h["User-Agent"]; !ok {
+		h["User-Agent"] = []string{""} // send none, as the client did
+	}
+	return h
 }
 
-func (w corkingResponseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w corkingResponseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+// hijackClient takes the client's connection over and answers its upgrade
+// with the upstream's 101 response, headers as they came.
+func hijackClient(w http.ResponseWriter, resp *http.Response) (net.Conn, *bufio.Reader, error) {
+	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := brw.Writer.Flush(); err != nil {
-		c.Close()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", resp.Status)
+	resp.Header.Write(&b)
+	b.WriteString("\r\n")
+	if _, err := conn.Write(b.Bytes()); err != nil {
+		conn.Close()
 		return nil, nil, err
 	}
-	cc := newCorkedConn(c)
-	return cc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(cc, 4096)), nil
+	return conn, brw.Reader, nil
 }
 
-// corkingTransport returns a transport for WebSocket dials whose connections
-// are corked, or t itself if it is not an *http.Transport.
-func corkingTransport(t http.RoundTripper) http.RoundTripper {
-	ht, ok := t.(*http.Transport)
-	if !ok {
-		return t
+// closeWrite passes an orderly end of stream on: the peer reads EOF but may
+// still send.
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		return
 	}
-	ht = ht.Clone()
-	dial := ht.DialContext
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	}
-	ht.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
+	c.Close()
+}
+
+// drop closes c; with reset, it sends a TCP reset rather than an orderly
+// end, as the side that reset the other connection did.
+func drop(c net.Conn, reset bool) {
+	if reset {
+		if tc := tcpConn(c); tc != nil {
+			tc.SetLinger(0)
 		}
-		return newCorkedConn(c), nil
 	}
-	return ht
+	c.Close()
+}
+
+func tcpConn(c net.Conn) *net.TCPConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	tc, _ := c.(*net.TCPConn)
+	return tc
+}
+
+// isReset reports whether a read ended because the peer reset the connection.
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET)
+}
+
+// isTimeout reports whether a read ended at its deadline.
+func isTimeout(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// describeEnd says how a stream ended without a close frame, for ws.close's
+// err: "EOF" when the TCP connection was closed in order.
+func describeEnd(err error) string {
+	switch {
+	case errors.Is(err, io.EOF):
+		return "EOF"
+	case isReset(err):
+		return "connection reset by peer"
+	}
+	return err.Error()
 }

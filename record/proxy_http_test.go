@@ -28,22 +28,7 @@ type recording struct {
 
 func startRecording(t *testing.T, upstream string, opts *Options) *recording {
 	t.Helper()
-	rec, path := newFileRecorder(t, opts)
-	u, err := url.Parse(upstream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProxy(rec, &ProxyOptions{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Listen(context.Background(), "", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &recording{t: t, rec: rec, srv: srv, path: path, URL: srv.URL}
-	t.Cleanup(func() { r.stop() })
-	return r
+	return startRecordingWith(t, upstream, opts, ProxyOptions{})
 }
 
 // stop closes the proxy and the recording and returns every event recorded.

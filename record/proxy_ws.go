@@ -1,35 +1,64 @@
 package record
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
+	"time"
 
-	"github.com/coder/websocket"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/wsframe"
 )
 
-// wsHandshakeHeaders are negotiated by each side's own handshake and are not
-// copied from the client's upgrade request to the upstream's.
-var wsHandshakeHeaders = []string{
-	"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions",
-	"Sec-Websocket-Accept", "Sec-Websocket-Protocol", "Host",
+// wsCloseWait bounds how long a side may take to end its TCP connection once
+// the other side has ended its own after the close handshake, and how long
+// the proxy waits for both sides to answer its own close when it stops.
+const wsCloseWait = 5 * time.Second
+
+// stopReason is the close reason both sides get when the proxy stops.
+const stopReason = "wireproof: recording stopped"
+
+// wsRelay is one proxied WebSocket connection. It relays bytes, not
+// messages: each direction reads whatever its source sent, parses the frame
+// headers in it to find the messages and control frames to record, and
+// writes the same bytes on at once. So the proxy never answers for a peer
+// (pings, pongs and close frames go through as the peers sent them, payloads
+// and codes included), a closing side's peer can go on sending until its own
+// close frame, and an idle connection pays one read and one write per
+// message while a busy one passes many messages per system call.
+//
+// What is recorded is built off the relay's path: the relay takes the
+// event's place in the recording's order before it passes the bytes on (so
+// a reply can never be recorded before what caused it) and a goroutine of
+// the connection decompresses, redacts, encodes and writes it (see wsQueue).
+type wsRelay struct {
+	p       *Proxy
+	id      string
+	client  *wsPeer
+	up      *wsPeer
+	deflate bool // permessage-deflate was negotiated
+	q       *wsQueue
+
+	mu       sync.Mutex
+	dropped  bool // the proxy dropped both connections: later errors are its own doing
+	stopping bool // the proxy is closing: each direction sends its peer a 1001 close
 }
 
-// wsRelay is one proxied WebSocket connection: two pumps, one per direction.
-// The first side to end decides how the connection ended: it records ws.close
-// once and closes the other side with the same status.
-type wsRelay struct {
-	p        *Proxy
-	id       string
-	client   *websocket.Conn
-	upstream *websocket.Conn
-	once     sync.Once
+// wsPeer is one end of a relayed connection.
+type wsPeer struct {
+	name  string     // "client" or "upstream"
+	dir   bundle.Dir // the direction of what it sends
+	conn  net.Conn
+	r     io.Reader // buffered: bytes read with the handshake come first
+	masks bool      // it is the server: frames written to it are masked
+
+	// Guarded by wsRelay.mu.
+	closed bool // its close frame crossed the proxy
+	ended  bool // how it ended is recorded
 }
 
 func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
@@ -37,98 +66,70 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wireproof: the recording proxy is closed", http.StatusServiceUnavailable)
 		return
 	}
-	target := p.target(r)
-	if target.Scheme == "https" {
-		target.Scheme = "wss"
-	} else {
-		target.Scheme = "ws"
-	}
-	hdr := r.Header.Clone()
-	removeHopHeaders(hdr)
-	for _, k := range wsHandshakeHeaders {
-		hdr.Del(k)
-	}
-	mode := clientCompression(r.Header)
-	up, resp, err := websocket.Dial(r.Context(), target.String(), &websocket.DialOptions{
-		HTTPClient:      p.wsDial,
-		HTTPHeader:      hdr,
-		Subprotocols:    headerTokens(r.Header, "Sec-WebSocket-Protocol"),
-		CompressionMode: mode,
-	})
+	uc, err := p.dialUpstream(r.Context(), r)
 	if err != nil {
-		p.refuseUpgrade(w, r, resp, err)
+		p.refuseUpgrade(w, r, nil, err)
+		return
+	}
+	if uc.resp.StatusCode != http.StatusSwitchingProtocols {
+		p.refuseUpgrade(w, r, uc.resp, fmt.Errorf("expected handshake response status code 101 but got %d", uc.resp.StatusCode))
+		uc.conn.Close()
 		return
 	}
 	id := "ws" + strconv.FormatUint(p.wsIDs.Add(1), 10)
-	var protos []string
-	if sp := up.Subprotocol(); sp != "" {
-		protos = []string{sp}
+	ext := uc.resp.Header.Get("Sec-WebSocket-Extensions")
+	deflate := headerHasToken(uc.resp.Header, "Sec-WebSocket-Extensions", "permessage-deflate")
+	attrs := fmt.Appendf(nil, `{"clientCompressed":%t,"upstreamCompressed":%t`, deflate, deflate)
+	if ext != "" {
+		attrs = fmt.Appendf(attrs, `,"extensions":%q`, ext)
 	}
-	c, aerr := websocket.Accept(corkingResponseWriter{w}, r, &websocket.AcceptOptions{
-		Subprotocols:       protos,
-		InsecureSkipVerify: true, // a local recording proxy: the client is ours
-		CompressionMode:    mode,
-	})
-	attrs := fmt.Appendf(nil, `{"clientCompressed":%t,"upstreamCompressed":%t}`,
-		aerr == nil && headerHasToken(w.Header(), "Sec-WebSocket-Extensions", "permessage-deflate"),
-		headerHasToken(resp.Header, "Sec-WebSocket-Extensions", "permessage-deflate"))
-	_, _ = p.rec.Emit(&bundle.Event{Kind: bundle.KindWSOpen, Conn: id, URL: r.URL.RequestURI(), Header: r.Header.Clone(), Name: up.Subprotocol(), Attrs: attrs})
-	if aerr != nil {
-		_, _ = p.rec.Emit(&bundle.Event{Kind: bundle.KindWSClose, Conn: id, Dir: bundle.DirClientToServer, Code: int(websocket.StatusAbnormalClosure), Err: "accepting the client: " + aerr.Error()})
-		up.Close(websocket.StatusGoingAway, "wireproof: the client handshake failed")
+	attrs = append(attrs, '}')
+	cconn, cr, herr := hijackClient(w, uc.resp)
+	_, _ = p.rec.Emit(&bundle.Event{Kind: bundle.KindWSOpen, Conn: id, URL: r.URL.RequestURI(), Header: r.Header.Clone(),
+		Name: uc.resp.Header.Get("Sec-WebSocket-Protocol"), Attrs: attrs})
+	if herr != nil {
+		_, _ = p.rec.Emit(&bundle.Event{Kind: bundle.KindWSClose, Conn: id, Dir: bundle.DirClientToServer, Code: wsAbnormal, Err: "taking the client's connection over: " + herr.Error()})
+		uc.conn.Close()
 		return
 	}
-	c.SetReadLimit(p.maxMsg)
-	up.SetReadLimit(p.maxMsg)
-	rl := &wsRelay{p: p, id: id, client: c, upstream: up}
+	rl := &wsRelay{
+		p:       p,
+		id:      id,
+		client:  &wsPeer{name: "client", dir: bundle.DirClientToServer, conn: cconn, r: cr},
+		up:      &wsPeer{name: "upstream", dir: bundle.DirServerToClient, conn: uc.conn, r: uc.br, masks: true},
+		deflate: deflate,
+	}
+	rl.q = newWSQueue(rl, uc.resp.Header)
 	if !p.track(rl) {
 		rl.shutdown()
-		return
+	} else {
+		defer p.untrack(rl)
 	}
-	defer p.untrack(rl)
-	done := make(chan struct{})
+	recorded := make(chan struct{})
 	go func() {
-		defer close(done)
-		rl.pump(bundle.DirClientToServer)
+		defer close(recorded)
+		rl.q.run()
 	}()
-	rl.pump(bundle.DirServerToClient)
-	<-done
-	c.CloseNow()
-	up.CloseNow()
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		rl.pump(rl.client, rl.up)
+	}()
+	rl.pump(rl.up, rl.client)
+	<-pumped
+	cconn.Close()
+	uc.conn.Close()
+	rl.q.close()
+	<-recorded
 }
 
-// clientCompression mirrors the client's permessage-deflate offer on both
-// sides, so the upstream is asked for what the client asked for.
-func clientCompression(h http.Header) websocket.CompressionMode {
-	for _, v := range h.Values("Sec-WebSocket-Extensions") {
-		for _, ext := range strings.Split(v, ",") {
-			name, params, _ := strings.Cut(ext, ";")
-			if !strings.EqualFold(strings.TrimSpace(name), "permessage-deflate") {
-				continue
-			}
-			if strings.Contains(params, "no_context_takeover") {
-				return websocket.CompressionNoContextTakeover
-			}
-			return websocket.CompressionContextTakeover
-		}
-	}
-	return websocket.CompressionDisabled
-}
-
-func headerTokens(h http.Header, key string) []string {
-	var out []string
-	for _, v := range h.Values(key) {
-		for _, t := range strings.Split(v, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
+// wsAbnormal is the code recorded for a side whose stream ended without a
+// close frame (1006, never sent on the wire).
+const wsAbnormal = 1006
 
 // refuseUpgrade relays an upstream's refusal of the upgrade (a spent ticket
-// gets 401, say) to the client, and records it as an HTTP exchange.
+// gets 401, say) to the client, and records it as an HTTP exchange. resp is
+// nil when the upstream could not be reached.
 func (p *Proxy) refuseUpgrade(w http.ResponseWriter, r *http.Request, resp *http.Response, err error) {
 	ex := &httpExchange{p: p, id: "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
@@ -149,94 +150,172 @@ func (p *Proxy) refuseUpgrade(w http.ResponseWriter, r *http.Request, resp *http
 	}
 	removeHopHeaders(h)
 	h.Del("Content-Length")
-	status := resp.StatusCode
-	if status == http.StatusSwitchingProtocols {
-		status = http.StatusBadGateway // a 101 we could not use must not reach the client as one
-	}
-	w.WriteHeader(status)
+	w.WriteHeader(resp.StatusCode)
 	n, _ := w.Write(body)
 	ex.end(int64(n), fmt.Errorf("websocket upgrade: %w", err))
 }
 
-// pump relays messages in one direction until its source ends.
-func (rl *wsRelay) pump(dir bundle.Dir) {
-	src, dst := rl.client, rl.upstream
-	if dir == bundle.DirServerToClient {
-		src, dst = rl.upstream, rl.client
-	}
-	ctx := rl.p.ctx
-	var buf bytes.Buffer
+// pump relays what src sends to dst until src's stream ends.
+func (rl *wsRelay) pump(src, dst *wsPeer) {
+	st := newWSStream(rl, src)
+	buf := make([]byte, 32<<10)
 	for {
-		typ, rd, err := src.Reader(ctx)
-		if err == nil {
-			buf.Reset()
-			_, err = buf.ReadFrom(rd)
+		n, err := src.r.Read(buf)
+		if rl.isStopping() {
+			rl.stop(src, dst, st)
+			return
+		}
+		if n > 0 {
+			st.feed(buf[:n])
+			if _, werr := dst.conn.Write(buf[:n]); werr != nil {
+				rl.writeFailed(src, dst, werr)
+				return
+			}
 		}
 		if err != nil {
-			rl.finish(dir, err)
+			rl.readEnded(src, dst, err)
 			return
-		}
-		data := buf.Bytes()
-		rec := data
-		if rl.p.rec.Retains() {
-			rec = bytes.Clone(data)
-		}
-		_, _ = rl.p.rec.Emit(&bundle.Event{Kind: bundle.KindWSMessage, Conn: rl.id, Dir: dir, Type: msgType(typ),
-			Body: bundle.Payload{Data: rec, Binary: typ == websocket.MessageBinary}})
-		if err := dst.Write(ctx, typ, data); err != nil {
-			// The destination is gone or closing: the pump reading it sees
-			// why and records it.
-			return
-		}
-		if buf.Cap() > 1<<20 {
-			buf = bytes.Buffer{} // do not pin one huge message's buffer
 		}
 	}
 }
 
-func msgType(t websocket.MessageType) string {
-	if t == websocket.MessageBinary {
-		return bundle.TypeBinary
+func (rl *wsRelay) isStopping() bool {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.stopping
+}
+
+// record takes the next place in the recording for ev, which the
+// connection's recording goroutine fills. held is the number of bytes ev
+// holds (its body), for the queue's bound; inflate says its body is a
+// permessage-deflate compressed message.
+func (rl *wsRelay) record(ev *bundle.Event, held int64, inflate bool) {
+	rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, held: held, inflate: inflate})
+}
+
+// closeFrame records the close frame side sent; it is relayed like any other
+// frame.
+func (rl *wsRelay) closeFrame(side *wsPeer, code int, reason string, err error) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if side.ended {
+		return
 	}
-	return bundle.TypeText
+	side.closed, side.ended = true, true
+	ev := &bundle.Event{Kind: bundle.KindWSClose, Conn: rl.id, Dir: side.dir, Code: code, Reason: reason}
+	if err != nil {
+		ev.Err = "invalid close frame: " + err.Error()
+	}
+	rl.record(ev, 0, false)
 }
 
-// finish records how the side read by the dir pump ended, once per connection,
-// and passes the end on to the other side: a close status as it was, a dead
-// upstream as 1011 to the client, a vanished client as 1001 to the upstream.
-func (rl *wsRelay) finish(dir bundle.Dir, err error) {
-	rl.once.Do(func() {
-		dst := rl.upstream
-		if dir == bundle.DirServerToClient {
-			dst = rl.client
-		}
-		ev := &bundle.Event{Kind: bundle.KindWSClose, Conn: rl.id, Dir: dir}
-		var ce websocket.CloseError
-		if errors.As(err, &ce) {
-			ev.Code, ev.Reason = int(ce.Code), ce.Reason
-			_, _ = rl.p.rec.Emit(ev)
-			dst.Close(ce.Code, ce.Reason)
-			return
-		}
-		ev.Code = int(websocket.StatusAbnormalClosure)
-		ev.Err = err.Error()
-		_, _ = rl.p.rec.Emit(ev)
-		if dir == bundle.DirServerToClient {
-			dst.Close(websocket.StatusInternalError, "wireproof: upstream connection lost")
-		} else {
-			dst.Close(websocket.StatusGoingAway, "wireproof: client connection lost")
-		}
-	})
+// endAbnormally records that side's stream ended without a close frame, once.
+// rl.mu is held.
+func (rl *wsRelay) endAbnormally(side *wsPeer, why string) {
+	if side.ended {
+		return
+	}
+	side.ended = true
+	rl.record(&bundle.Event{Kind: bundle.KindWSClose, Conn: rl.id, Dir: side.dir, Code: wsAbnormal, Err: why}, 0, false)
 }
 
-// shutdown ends the connection because the proxy is closing.
+// readEnded handles the end of src's stream. After src's close frame it is
+// the close handshake's end: dst reads EOF too and has wsCloseWait to close
+// its side. Without one the connection was lost: that is recorded, and dst's
+// connection is dropped the way src's was (FIN or reset), which is what dst
+// would have seen without the proxy.
+func (rl *wsRelay) readEnded(src, dst *wsPeer, err error) {
+	rl.mu.Lock()
+	if rl.dropped {
+		rl.mu.Unlock()
+		return
+	}
+	if src.closed {
+		rl.mu.Unlock()
+		closeWrite(dst.conn)
+		dst.conn.SetReadDeadline(time.Now().Add(wsCloseWait))
+		return
+	}
+	why := describeEnd(err)
+	if isTimeout(err) {
+		why = fmt.Sprintf("no close frame within %v of the %s's end", wsCloseWait, dst.name)
+	}
+	rl.endAbnormally(src, why)
+	rl.dropped = true
+	rl.mu.Unlock()
+	drop(dst.conn, isReset(err))
+	drop(src.conn, false)
+}
+
+// writeFailed handles a write to dst that failed: dst is gone. Unless it had
+// said goodbye with a close frame, that is recorded as its abnormal end. Both
+// connections are dropped.
+func (rl *wsRelay) writeFailed(src, dst *wsPeer, err error) {
+	rl.mu.Lock()
+	if rl.dropped {
+		rl.mu.Unlock()
+		return
+	}
+	rl.endAbnormally(dst, "writing to the "+dst.name+": "+describeEnd(err))
+	rl.dropped = true
+	rl.mu.Unlock()
+	drop(src.conn, false)
+	drop(dst.conn, false)
+}
+
+// shutdown ends the connection because the proxy is closing: unless both
+// sides have already closed, it records one ws.close (no direction, 1001),
+// and it wakes both directions, which send their peers a 1001 close frame
+// and wait for the peers' answers (see stop).
 func (rl *wsRelay) shutdown() {
-	rl.once.Do(func() {
-		_, _ = rl.p.rec.Emit(&bundle.Event{Kind: bundle.KindWSClose, Conn: rl.id, Code: int(websocket.StatusGoingAway), Reason: "wireproof: recording stopped"})
-		var wg sync.WaitGroup
-		for _, c := range []*websocket.Conn{rl.client, rl.upstream} {
-			wg.Go(func() { c.Close(websocket.StatusGoingAway, "wireproof: recording stopped") })
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.dropped || rl.stopping {
+		return
+	}
+	rl.stopping = true
+	if !rl.client.ended || !rl.up.ended {
+		rl.record(&bundle.Event{Kind: bundle.KindWSClose, Conn: rl.id, Code: 1001, Reason: stopReason}, 0, false)
+	}
+	// Set under rl.mu, so a direction that sees stopping has this deadline
+	// behind it and sets its own.
+	rl.client.conn.SetReadDeadline(time.Unix(1, 0))
+	rl.up.conn.SetReadDeadline(time.Unix(1, 0))
+}
+
+// stop sends dst a 1001 close frame, unless src's own close frame already
+// went to it (if what was relayed to dst does not end at a frame boundary,
+// dst's connection is just closed), and reads what src still sends,
+// unrelayed and unrecorded, until src closes its connection or wsCloseWait
+// passes.
+func (rl *wsRelay) stop(src, dst *wsPeer, st *wsStream) {
+	rl.mu.Lock()
+	sendClose := !src.closed
+	src.conn.SetReadDeadline(time.Now().Add(wsCloseWait))
+	rl.mu.Unlock()
+	switch {
+	case sendClose && st.atBoundary():
+		dst.conn.SetWriteDeadline(time.Now().Add(wsCloseWait))
+		if _, err := dst.conn.Write(closeFrame(1001, stopReason, dst.masks)); err == nil {
+			closeWrite(dst.conn)
 		}
-		wg.Wait()
-	})
+	case sendClose:
+		dst.conn.Close()
+	default:
+		closeWrite(dst.conn)
+	}
+	io.Copy(io.Discard, src.r)
+}
+
+// closeFrame returns a close frame with code and reason, masked with a random
+// key if masked.
+func closeFrame(code int, reason string, masked bool) []byte {
+	payload := wsframe.AppendClose(nil, code, reason)
+	h := wsframe.Header{Fin: true, Op: wsframe.OpClose, Length: int64(len(payload)), Masked: masked}
+	if masked {
+		k := rand.Uint32()
+		h.Mask = [4]byte{byte(k), byte(k >> 8), byte(k >> 16), byte(k >> 24)}
+		wsframe.Mask(payload, h.Mask, 0)
+	}
+	return append(wsframe.Append(nil, h), payload...)
 }

@@ -74,7 +74,11 @@ type Recorder struct {
 	closed bool
 	seq    uint64    // last seq handed out when there is no writer
 	start  time.Time // clock origin when there is no writer
+	lastT  int64     // last t handed out when there is no writer
 	subs   []*subscription
+	// pending holds the places taken by Reserve (and the events of Emit
+	// calls behind them) that are not written yet, in order.
+	pending []*Reservation
 
 	retain atomic.Bool // some subscriber may hold events after Emit returns
 
@@ -119,26 +123,48 @@ func (r *Recorder) Redact(s string) string {
 //
 // Redaction and encoding happen before Emit takes its lock, so concurrent
 // callers do them in parallel; under the lock only the writer's numbering
-// and the queueing to subscribers remain.
+// and the queueing to subscribers remain. If places taken earlier with
+// Reserve are still waiting for their events, Emit takes the next place and
+// returns once the events before it are written.
 func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
-	set := r.red.load()
-	r.red.event(ev, set)
-	var enc *bundle.Encoded
-	if r.w != nil {
-		var err error
-		if enc, err = bundle.Encode(ev); err != nil {
-			return 0, err
-		}
+	set, enc, err := r.prepare(ev)
+	if err != nil {
+		return 0, err
 	}
-
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		if enc != nil {
 			enc.Release()
 		}
 		return 0, ErrClosed
 	}
+	if len(r.pending) == 0 {
+		defer r.mu.Unlock()
+		return r.appendLocked(ev, enc, set, -1)
+	}
+	res := &Reservation{r: r, t: r.nowLocked(), state: resFilled, ev: ev, enc: enc, set: set, done: make(chan struct{})}
+	r.pending = append(r.pending, res)
+	r.mu.Unlock()
+	<-res.done
+	return res.seq, res.err
+}
+
+// prepare redacts ev with the secrets known now and encodes it for the
+// writer; both need no lock.
+func (r *Recorder) prepare(ev *bundle.Event) (*secretSet, *bundle.Encoded, error) {
+	set := r.red.load()
+	r.red.event(ev, set)
+	if r.w == nil {
+		return set, nil, nil
+	}
+	enc, err := bundle.Encode(ev)
+	return set, enc, err
+}
+
+// appendLocked appends a prepared event at time t (now if t < 0) and queues
+// it to the subscribers. r.mu is held.
+func (r *Recorder) appendLocked(ev *bundle.Event, enc *bundle.Encoded, set *secretSet, t int64) (uint64, error) {
 	if now := r.red.load(); now != set {
 		// A secret was learned by a concurrent Emit after our snapshot; it may
 		// already be in the bundle before us, so it must not leak in this event.
@@ -152,19 +178,151 @@ func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
 		}
 	}
 	if r.w != nil {
-		seq, err := r.w.AppendEncoded(enc)
+		var seq uint64
+		var err error
+		if t < 0 {
+			seq, err = r.w.AppendEncoded(enc)
+		} else {
+			seq, err = r.w.AppendEncodedAt(enc, t)
+		}
 		if err != nil {
 			return seq, err
 		}
 	} else {
 		r.seq++
 		ev.Seq = r.seq
-		ev.T = int64(time.Since(r.start))
+		if t < 0 {
+			t = int64(time.Since(r.start))
+		}
+		ev.T = max(t, r.lastT)
+		r.lastT = ev.T
 	}
 	for _, s := range r.subs {
 		s.push(ev)
 	}
 	return ev.Seq, nil
+}
+
+// nowLocked reads the recording's clock. r.mu is held.
+func (r *Recorder) nowLocked() int64 {
+	if r.w != nil {
+		return r.w.Now()
+	}
+	return int64(time.Since(r.start))
+}
+
+// Reservation is a place in the recording's order taken when something
+// happens, for an event that is built, redacted and encoded later: the
+// WebSocket relay takes one for each message before it passes the message on
+// (so nothing caused by the message can be recorded before it) and fills it
+// from a goroutine of its own, off the relay's path. Events after an unfilled
+// place wait for it, so every Reservation must be filled with Emit or given up
+// with Cancel.
+type Reservation struct {
+	r     *Recorder
+	t     int64 // when the place was taken
+	state int
+	ev    *bundle.Event
+	enc   *bundle.Encoded
+	set   *secretSet
+	done  chan struct{} // closed once written, for a waiting Recorder.Emit
+	seq   uint64
+	err   error
+}
+
+const (
+	resWaiting = iota
+	resFilled
+	resCancelled
+)
+
+// Reserve takes the next place in the recording's order, at the current time.
+// After Close it returns a place whose Emit reports ErrClosed.
+func (r *Recorder) Reserve() *Reservation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return &Reservation{r: r, state: resCancelled}
+	}
+	res := &Reservation{r: r, t: r.nowLocked()}
+	r.pending = append(r.pending, res)
+	return res
+}
+
+// Emit fills the place with ev, which takes the place's seq and time: it is
+// redacted and encoded on the caller's goroutine, and written with the events
+// after it as soon as every place before it is filled. ev is owned by the
+// recording afterwards, as with Recorder.Emit. The error is the writer's, if
+// the event was written at once.
+func (res *Reservation) Emit(ev *bundle.Event) error {
+	r := res.r
+	r.mu.Lock()
+	cancelled := res.state != resWaiting
+	r.mu.Unlock()
+	if cancelled {
+		return ErrClosed
+	}
+	set, enc, err := r.prepare(ev)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if res.state != resWaiting { // the recorder closed meanwhile
+		if enc != nil {
+			enc.Release()
+		}
+		return ErrClosed
+	}
+	if err != nil {
+		res.state = resCancelled
+		r.drainLocked()
+		return err
+	}
+	res.ev, res.enc, res.set, res.state = ev, enc, set, resFilled
+	r.drainLocked()
+	return res.err
+}
+
+// Cancel gives the place up: nothing is recorded in it.
+func (res *Reservation) Cancel() {
+	r := res.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if res.state == resWaiting {
+		res.state = resCancelled
+		r.drainLocked()
+	}
+}
+
+// drainLocked writes the filled places at the head of the queue, in order.
+// r.mu is held.
+func (r *Recorder) drainLocked() {
+	for len(r.pending) > 0 {
+		h := r.pending[0]
+		if h.state == resWaiting {
+			return
+		}
+		r.pending[0] = nil
+		r.pending = r.pending[1:]
+		if len(r.pending) == 0 {
+			r.pending = nil
+		}
+		if h.state == resFilled {
+			h.seq, h.err = r.appendLocked(h.ev, h.enc, h.set, h.t)
+			h.ev, h.enc = nil, nil
+		}
+		if h.done != nil {
+			close(h.done)
+		}
+	}
+}
+
+// flush waits until every event written so far is compressed and written
+// out; the WebSocket relay uses it after a huge message, so the next one is
+// not held in memory while the writer still holds this one.
+func (r *Recorder) flush() error {
+	if r.w == nil {
+		return nil
+	}
+	return r.w.Flush()
 }
 
 // Retains reports whether events may be read by a subscriber after Emit returns.
@@ -212,6 +370,14 @@ func (r *Recorder) Close() error {
 		r.mu.Unlock()
 		return nil
 	}
+	// A place never filled would hold back the events behind it: they are
+	// written without it.
+	for _, res := range r.pending {
+		if res.state == resWaiting {
+			res.state = resCancelled
+		}
+	}
+	r.drainLocked()
 	r.closed = true
 	subs := r.subs
 	r.mu.Unlock()

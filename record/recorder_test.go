@@ -80,7 +80,7 @@ func readBundle(t *testing.T, path string) []bundle.Event {
 func checkNoStray(t *testing.T, funcs ...string) {
 	t.Helper()
 	if len(funcs) == 0 {
-		funcs = []string{"record.(*subscription)", "record.(*Proxy)", "record.(*wsRelay)", "coder/websocket"}
+		funcs = []string{"record.(*subscription)", "record.(*Proxy)", "record.(*wsRelay)", "record.(*wsQueue)", "coder/websocket"}
 	}
 	t.Cleanup(func() {
 		deadline := time.Now().Add(20 * time.Second)

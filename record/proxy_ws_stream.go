@@ -1,0 +1,198 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/wsframe"
+)
+
+// wsStream follows the frames one side sends as its bytes are relayed: it
+// parses their headers across reads, copies (and unmasks) the payloads of
+// data messages and control frames, and hands each complete one to the
+// relay's recording. It never changes or holds back the bytes relayed.
+type wsStream struct {
+	rl   *wsRelay
+	side *wsPeer
+
+	hdr [wsframe.MaxHeader]byte // a header split across reads
+	hn  int
+
+	inFrame bool
+	h       wsframe.Header // the current frame
+	remain  int64          // its payload bytes still to come
+	pos     int64          // its payload bytes seen, for unmasking
+
+	msgOpen  bool // a data message is being assembled
+	msgType  wsframe.Opcode
+	msgDefl  bool   // its first frame had RSV1: permessage-deflate compressed
+	msg      []byte // its payload, up to the proxy's MaxMessageSize
+	msgSize  int64  // its payload bytes in all
+	ctl      []byte // the current control frame's payload
+	broken   bool   // a frame could not be parsed: the rest is relayed unrecorded
+	maxBytes int64
+}
+
+func newWSStream(rl *wsRelay, side *wsPeer) *wsStream {
+	return &wsStream{rl: rl, side: side, maxBytes: rl.p.maxMsg, ctl: make([]byte, 0, wsframe.MaxControlPayload)}
+}
+
+// atBoundary reports whether the bytes seen so far end at a frame boundary,
+// where the proxy may write a frame of its own into the stream.
+func (s *wsStream) atBoundary() bool { return !s.broken && !s.inFrame && s.hn == 0 }
+
+// feed follows b, the next bytes the side sent.
+func (s *wsStream) feed(b []byte) {
+	for len(b) > 0 && !s.broken {
+		if !s.inFrame {
+			n, ok := s.header(b)
+			b = b[n:]
+			if ok && s.remain == 0 {
+				s.endFrame()
+			}
+			continue
+		}
+		k := int(min(int64(len(b)), s.remain))
+		s.payload(b[:k])
+		b = b[k:]
+		if s.remain -= int64(k); s.remain == 0 {
+			s.endFrame()
+		}
+	}
+}
+
+// header parses the next frame header from b (after any part of it held from
+// earlier reads) and returns the bytes of b it used and whether a frame began.
+func (s *wsStream) header(b []byte) (int, bool) {
+	if s.hn == 0 {
+		h, n, err := wsframe.Parse(b)
+		if errors.Is(err, wsframe.ErrShort) {
+			s.hn = copy(s.hdr[:], b)
+			return len(b), false
+		}
+		if err != nil {
+			s.fail(err)
+			return len(b), false
+		}
+		return n, s.begin(h)
+	}
+	take := copy(s.hdr[s.hn:], b)
+	h, n, err := wsframe.Parse(s.hdr[:s.hn+take])
+	if errors.Is(err, wsframe.ErrShort) {
+		s.hn += take
+		return take, false
+	}
+	if err != nil {
+		s.fail(err)
+		return len(b), false
+	}
+	used := n - s.hn
+	s.hn = 0
+	return used, s.begin(h)
+}
+
+// begin starts following a frame; it reports false if the frame breaks the
+// protocol in a way that leaves the stream unparseable or unattributable.
+func (s *wsStream) begin(h wsframe.Header) bool {
+	switch {
+	case h.RSV2 || h.RSV3 || (h.RSV1 && (!s.rl.deflate || h.Op != wsframe.OpText && h.Op != wsframe.OpBinary)):
+		s.fail(fmt.Errorf("%v frame with reserved bits set", h.Op))
+		return false
+	case h.Op == wsframe.OpClose || h.Op == wsframe.OpPing || h.Op == wsframe.OpPong:
+		s.ctl = s.ctl[:0]
+	case h.Op == wsframe.OpText || h.Op == wsframe.OpBinary:
+		if s.msgOpen {
+			s.fail(errors.New("a new message began before the previous one ended"))
+			return false
+		}
+		s.msgOpen, s.msgType, s.msgDefl, s.msg, s.msgSize = true, h.Op, h.RSV1, nil, 0
+	case h.Op == wsframe.OpContinuation:
+		if !s.msgOpen {
+			s.fail(errors.New("a continuation frame without a message"))
+			return false
+		}
+	default:
+		s.fail(fmt.Errorf("unknown %v", h.Op))
+		return false
+	}
+	if !h.Op.IsControl() {
+		if room := s.maxBytes - int64(len(s.msg)); room > 0 && h.Length > 0 {
+			// Wait while the recording is far behind, before holding more.
+			s.rl.q.waitRoom()
+			s.msg = slices.Grow(s.msg, int(min(room, h.Length)))
+		}
+	}
+	s.h, s.inFrame, s.remain, s.pos = h, true, h.Length, 0
+	return true
+}
+
+// payload follows payload bytes of the current frame.
+func (s *wsStream) payload(p []byte) {
+	if s.h.Op.IsControl() {
+		n := len(s.ctl)
+		s.ctl = append(s.ctl, p...)
+		if s.h.Masked {
+			wsframe.Mask(s.ctl[n:], s.h.Mask, s.pos)
+		}
+		s.pos += int64(len(p))
+		return
+	}
+	s.msgSize += int64(len(p))
+	if room := s.maxBytes - int64(len(s.msg)); room > 0 {
+		keep := p[:min(int64(len(p)), room)]
+		n := len(s.msg)
+		s.msg = append(s.msg, keep...)
+		if s.h.Masked {
+			wsframe.Mask(s.msg[n:], s.h.Mask, s.pos)
+		}
+	}
+	s.pos += int64(len(p))
+}
+
+// endFrame records what the frame that just ended completed.
+func (s *wsStream) endFrame() {
+	s.inFrame = false
+	rl := s.rl
+	switch s.h.Op {
+	case wsframe.OpClose:
+		code, reason, err := wsframe.ParseClose(s.ctl)
+		rl.closeFrame(s.side, code, reason, err)
+		return
+	case wsframe.OpPing, wsframe.OpPong:
+		kind := bundle.KindWSPing
+		if s.h.Op == wsframe.OpPong {
+			kind = bundle.KindWSPong
+		}
+		rl.record(&bundle.Event{Kind: kind, Conn: rl.id, Dir: s.side.dir, Body: bundle.Payload{Data: bytes.Clone(s.ctl)}}, 0, false)
+		return
+	}
+	if !s.h.Fin {
+		return
+	}
+	ev := &bundle.Event{Kind: bundle.KindWSMessage, Conn: rl.id, Dir: s.side.dir, Type: bundle.TypeText,
+		Body: bundle.Payload{Data: s.msg, Binary: s.msgType == wsframe.OpBinary}}
+	if s.msgType == wsframe.OpBinary {
+		ev.Type = bundle.TypeBinary
+	}
+	if ev.Body.Data == nil {
+		ev.Body.Data = []byte{}
+	}
+	if s.msgSize > int64(len(s.msg)) {
+		ev.Truncated, ev.Size = true, s.msgSize
+	}
+	rl.record(ev, int64(len(s.msg)), s.msgDefl)
+	s.msgOpen, s.msg = false, nil
+}
+
+// fail stops following the stream after a frame that breaks the protocol:
+// the bytes are still relayed (the peer answers them as it would without the
+// proxy), and the break is recorded as ws.error.
+func (s *wsStream) fail(err error) {
+	s.broken = true
+	rl := s.rl
+	rl.record(&bundle.Event{Kind: bundle.KindWSError, Conn: rl.id, Dir: s.side.dir,
+		Err: "the " + s.side.name + " sent bytes that are not a WebSocket frame (" + err.Error() + "); what follows is relayed but not recorded"}, 0, false)
+}
