@@ -23,6 +23,10 @@ const (
 	// OutcomeUnknown: the server was stopped, the socket closed or the bundle
 	// ended while the call was open. Neither failed nor succeeded.
 	OutcomeUnknown Outcome = "unknown"
+	// OutcomeInterrupted: the client interrupted the call and the socket
+	// closed before an Exit was seen. The call ends at that close, whichever
+	// side closed, not at the server's exit or the end of the bundle.
+	OutcomeInterrupted Outcome = "interrupted"
 )
 
 // Call is one RPC call, from its Request to the message that ended it.
@@ -93,7 +97,8 @@ type wsConn struct {
 	dirs  [2]dirState
 	// clientClosed says how the client closed its side, while the server may
 	// still answer the calls left open.
-	clientClosed string
+	clientClosed   string
+	clientCloseSeq uint64 // the seq of the client's close
 	// ended holds how the calls that ended last ended (at most maxEnded,
 	// oldest forgotten first), for the messages that cross an ending on the
 	// wire: a client's Interrupt or Ack after the call's Exit, or the
@@ -168,7 +173,7 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 				// stream and closes at once, and the stream's Exit follows).
 				// The calls end at the server's close, its exit or the end
 				// of the bundle.
-				w.clientClosed = why
+				w.clientClosed, w.clientCloseSeq = why, ev.Seq
 				return
 			}
 			// The connection is kept (its calls ended) so that messages
@@ -240,6 +245,10 @@ func (c *Correlator) flushPartial(w *wsConn, ev *bundle.Event, why string) {
 	}
 }
 
+// endCalls ends the open calls of w, in request order. A call the client
+// interrupted that is cut off (outcome unknown) ends as interrupted, at the
+// client's close of the socket if it closed first (the server had until its
+// own close to answer, and did not), else here.
 func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why string) {
 	calls := make([]*Call, 0, len(w.calls))
 	for _, call := range w.calls {
@@ -248,6 +257,12 @@ func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why 
 	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
 	for _, call := range calls {
 		call.Outcome, call.EndSeq, call.Reason = outcome, ev.Seq, why
+		if call.Interrupted && outcome == OutcomeUnknown {
+			call.Outcome, call.Reason = OutcomeInterrupted, "the client interrupted it and no Exit came before "+why
+			if w.clientClosed != "" {
+				call.EndSeq = w.clientCloseSeq
+			}
+		}
 		delete(w.calls, call.ID)
 		w.remember(call.ID, outcome)
 		c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Call: call, Ended: true})
@@ -345,7 +360,7 @@ func crossedEnding(tag string, dir bundle.Dir, how Outcome) bool {
 	case t3.TagInterrupt, t3.TagAck:
 		return dir == bundle.DirClientToServer
 	case t3.TagChunk, t3.TagExit:
-		return dir == bundle.DirServerToClient && (how == OutcomeUnknown || how == OutcomeDefect)
+		return dir == bundle.DirServerToClient && (how == OutcomeUnknown || how == OutcomeDefect || how == OutcomeInterrupted)
 	}
 	return false
 }

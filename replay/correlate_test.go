@@ -50,9 +50,11 @@ func correlate(frames []frame) []string {
 		switch {
 		case e.Err != nil:
 			out = append(out, fmt.Sprintf("@%d error: %v", e.Seq, e.Err))
+		// An ended call is shown at its EndSeq: where it ended, which for an
+		// interrupted call cut off later is its socket's close.
 		case e.Ended:
 			call := e.Call
-			s := fmt.Sprintf("@%d %s#%s %s chunks=%d acks=%d interrupted=%v", e.Seq, call.Method, call.ID, call.Outcome, call.Chunks, call.Acks, call.Interrupted)
+			s := fmt.Sprintf("@%d %s#%s %s chunks=%d acks=%d interrupted=%v", call.EndSeq, call.Method, call.ID, call.Outcome, call.Chunks, call.Acks, call.Interrupted)
 			if call.Cause != nil {
 				s += " cause=" + call.Cause.String()
 			}
@@ -145,6 +147,19 @@ func TestCorrelator(t *testing.T) {
 			frames: []frame{"open /ws", req("0", "s"), `>{"_tag":"Interrupt","requestId":0}`, "client-close",
 				`<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Failure","cause":[{"_tag":"Interrupt","fiberId":7}]}}`},
 			want: []string{"@5 s#0 failure chunks=0 acks=0 interrupted=true cause=Interrupt 7"},
+		},
+		{
+			// Issue 8: the call ends at its connection's close, as
+			// interrupted, not at the end of the bundle.
+			name:   "an interrupted call the server never answers ends at the client's close",
+			frames: []frame{"open /ws", req("0", "s"), req("1", "g"), `>{"_tag":"Interrupt","requestId":0}`, "client-close", `<{"_tag":"Pong"}`},
+			want: []string{"@5 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1000 ) and the bundle ended",
+				"@6 g#1 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},
+		},
+		{
+			name:   "an interrupted call the server closes on ends there, as interrupted",
+			frames: []frame{"open /ws", req("0", "s"), `>{"_tag":"Interrupt","requestId":0}`, "close"},
+			want:   []string{"@4 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1006 )"},
 		},
 		{
 			name: "an Interrupt that crossed its call's Exit is not an error",

@@ -151,7 +151,7 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 // Interrupt. The cut is kept and decides the run only if nothing else does
 // first: at the driver's driver-error mark or at the end of the bundle.
 func (e *Engine) callEnded(call *Call, at *bundle.Event) {
-	if (call.Outcome == OutcomeUnknown || call.Interrupted) && e.pendingCut == nil {
+	if (call.Outcome == OutcomeUnknown || call.Outcome == OutcomeInterrupted || call.Interrupted) && e.pendingCut == nil {
 		e.judgeCall(call, at)
 		if e.phase == PhaseFailed {
 			e.pendingCut, e.phase, e.failure = e.failure, e.pendingPhase, nil
@@ -192,6 +192,8 @@ func describeEnd(c *Call) string {
 			s += " (" + c.Reason + ")"
 		}
 		return s
+	case OutcomeInterrupted:
+		return "was interrupted: " + c.Reason
 	case OutcomeDefect:
 		return "failed by " + c.Reason
 	default:
