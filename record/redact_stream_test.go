@@ -109,3 +109,42 @@ func TestRedactEncodedQueryField(t *testing.T) {
 		t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
 	}
 }
+
+// FuzzStreamSplit: whatever the text around a secret, its spelling and where
+// the stream is cut, the pieces a bodyStream releases rebuild the input
+// exactly, and redacted piece by piece they hold no spelling of the secret.
+func FuzzStreamSplit(f *testing.F) {
+	f.Add("data: ", "\n\n", uint8(0), uint16(3), uint16(9))
+	f.Add(`{"token":"`, `"} tail`, uint8(3), uint16(12), uint16(40))
+	f.Add("x=%", "%2", uint8(5), uint16(1), uint16(2))
+	const secret = "Fz-s3cret/Z9 &"
+	f.Fuzz(func(t *testing.T, before, after string, how uint8, cut1, cut2 uint16) {
+		sp := testSpellings[int(how)%len(testSpellings)]
+		text := before + spell(secret, sp) + after
+		c1, c2 := int(cut1)%(len(text)+1), int(cut2)%(len(text)+1)
+		if c1 > c2 {
+			c1, c2 = c2, c1
+		}
+		red := newRedactor([]string{secret})
+		s := newBodyStream(red)
+		var raw, out []byte
+		for _, chunk := range []string{text[:c1], text[c1:c2], text[c2:]} {
+			piece := s.next([]byte(chunk))
+			raw = append(raw, piece...)
+			red.learn(piece)
+			out = append(out, red.text(piece, red.load())...)
+		}
+		tail := s.flush(true)
+		raw = append(raw, tail...)
+		out = append(out, red.text(tail, red.load())...)
+		if string(raw) != text {
+			t.Fatalf("pieces rebuild %q, want %q", raw, text)
+		}
+		whole := red.text([]byte(text), red.load())
+		for _, name := range testSpellings {
+			if v := spell(secret, name); strings.Contains(string(out), v) && !strings.Contains(string(whole), v) {
+				t.Fatalf("split at %d,%d: %q survives in %q (redacted whole: %q)", c1, c2, v, out, whole)
+			}
+		}
+	})
+}

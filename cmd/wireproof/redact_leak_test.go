@@ -122,6 +122,20 @@ func TestRedactLeakTable(t *testing.T) {
 		{"zstd body", []string{"raw", "mixed"}, func(e *leakEnv) { e.compressed("zstd", false) }},
 		{"gzip streamed body", []string{"raw"}, func(e *leakEnv) { e.compressed("gzip", true) }},
 		{"zstd streamed body", []string{"json-u-lower"}, func(e *leakEnv) { e.compressed("zstd", true) }},
+		{"gzip request body", []string{"raw", "pct-upper"}, func(e *leakEnv) {
+			e.do("POST", "/plain", bytes.NewReader(compress(e.t, "gzip", []byte(e.compressedPlain()))), http.Header{"Content-Encoding": {"gzip"}})
+		}},
+		{"zstd chunked request body", []string{"json-go"}, func(e *leakEnv) {
+			pr, pw := io.Pipe()
+			enc := compress(e.t, "zstd", []byte(e.compressedPlain()))
+			go func() {
+				for i := 0; i < len(enc); i += 5 {
+					pw.Write(enc[i:min(i+5, len(enc))])
+				}
+				pw.Close()
+			}()
+			e.do("POST", "/plain", pr, http.Header{"Content-Encoding": {"zstd"}})
+		}},
 		{"basic auth", []string{"raw"}, func(e *leakEnv) {
 			cred := base64.StdEncoding.EncodeToString([]byte("alice:" + leakSecret))
 			e.do("POST", "/plain", strings.NewReader(`{"auth":"Basic `+cred+`"}`), http.Header{"Authorization": {"Basic " + cred}})
