@@ -25,6 +25,11 @@ const maxFieldHold = 64 << 10
 //
 // The pieces are not redacted yet: Recorder.Emit redacts every event, and
 // learns the values of token fields, when it records them.
+//
+// Use: s := newBodyStream(rec.red); record s.next(chunk) for each chunk as it
+// arrives (a WebSocket relay reading a message frame by frame would do the
+// same per frame), then s.flush(true) at the end of the stream, or
+// s.flush(false) when it was cut short.
 type bodyStream struct {
 	red  *redactor
 	held []byte // owned by the stream
