@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/internal/scrub"
 )
@@ -176,6 +177,9 @@ var patterns sync.Map // string -> *pattern (nil: the string has no tokens)
 func patternOf(s string) *pattern {
 	if p, ok := patterns.Load(s); ok {
 		return p.(*pattern)
+	}
+	if !utf8.ValidString(s) {
+		return nil // not text (regexps need UTF-8): compared exactly
 	}
 	type span struct {
 		i, j int

@@ -248,6 +248,9 @@ func rpcRequest(method string, payload json.RawMessage) request {
 // top-level key replaced by val, keeping the key order; raw unchanged if it
 // has no such key.
 func replaceTopLevel(raw []byte, key string, val []byte) []byte {
+	if !json.Valid(raw) {
+		return raw
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return raw

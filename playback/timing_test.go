@@ -109,3 +109,15 @@ func TestParseTiming(t *testing.T) {
 		}
 	}
 }
+
+func ExampleParseTiming() {
+	for _, s := range []string{"recorded", "fast", "x4", "x0.5"} {
+		t, _ := ParseTiming(s)
+		fmt.Printf("%s: a recorded gap of 1s waits %v\n", t, t.scale(int64(time.Second)))
+	}
+	// Output:
+	// recorded: a recorded gap of 1s waits 1s
+	// fast: a recorded gap of 1s waits 0s
+	// x4: a recorded gap of 1s waits 250ms
+	// x0.5: a recorded gap of 1s waits 2s
+}
