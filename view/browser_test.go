@@ -75,8 +75,13 @@ func newBrowser(t *testing.T, s *Server) *browser {
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1440, 900),
 		chromedp.Flag("force-device-scale-factor", "1"))
 	// A guard against a wedged browser, not a timing assertion: every wait
-	// below is on a DOM condition.
-	base, cancelBase := context.WithTimeout(context.Background(), 3*time.Minute)
+	// below is on a DOM condition, and only the test binary's deadline ends
+	// one that never comes true.
+	deadline, ok := t.Deadline()
+	if !ok {
+		deadline = time.Now().Add(10 * time.Minute)
+	}
+	base, cancelBase := context.WithDeadline(context.Background(), deadline.Add(-15*time.Second))
 	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	t.Cleanup(func() {
@@ -144,7 +149,7 @@ func eval[T any](b *browser, js string) T {
 // decides when a test goes on.
 func (b *browser) waitJS(what, js string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0))); err != nil {
 		b.t.Fatalf("waiting for %s (%s): %v", what, js, err)
 	}
 }

@@ -84,8 +84,11 @@ type CallSpan struct {
 	ChunkT      []int64 `json:"chunkT,omitempty"` // chunk times (capped)
 	AckT        []int64 `json:"ackT,omitempty"`
 	Interrupted bool    `json:"interrupted,omitempty"`
-	Cause       string  `json:"cause,omitempty"`  // a failure's cause, one line
-	Reason      string  `json:"reason,omitempty"` // why unknown or defect
+	Cause       string  `json:"cause,omitempty"` // a failure's cause, one line
+	// CauseInterrupt: the failure is only an interruption (a stream the
+	// client interrupted ends so), not an error.
+	CauseInterrupt bool   `json:"causeInterrupt,omitempty"`
+	Reason         string `json:"reason,omitempty"` // why unknown or defect
 }
 
 // Point is an instant on a lane: a gate request or release, a mark, a
@@ -315,7 +318,7 @@ func (x *indexer) onRPC(r *replay.RPCEvent) {
 		if r.Ended {
 			s.EndSeq, s.EndT, s.Outcome, s.Reason = r.Seq, r.T, string(call.Outcome), call.Reason
 			if call.Cause != nil {
-				s.Cause = clipLine(call.Cause.String(), 400)
+				s.Cause, s.CauseInterrupt = clipLine(call.Cause.String(), 400), call.Cause.Interrupted()
 			}
 		}
 	}

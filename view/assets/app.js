@@ -448,7 +448,7 @@ async function bundlePage(id, u) {
   function callDetail(c, d) {
     const out = h("div", { id: "detail-call", dataset: { call: c.index, loaded: d ? "yes" : "no" } });
     out.append(h("div", { class: "detail-title" }, h("span", { class: "k-ws", text: c.method }), h("span", { class: "pill", text: `${c.conn} #${c.id}` }),
-      h("span", { class: "outcome-" + c.outcome, text: c.outcome }), c.interrupted ? h("span", { class: "badge skipped", text: "interrupted by client" }) : null));
+      h("span", { class: "outcome-" + (c.causeInterrupt ? "unknown" : c.outcome), text: c.causeInterrupt ? "interrupted" : c.outcome }), c.interrupted ? h("span", { class: "badge skipped", text: "interrupted by client" }) : null));
     out.append(h("div", { class: "kv" },
       h("span", { class: "k", text: "request" }), h("span", { class: "v" }, seqLink(c.seq), ` t=${ms(c.t)}`),
       h("span", { class: "k", text: "end" }), h("span", { class: "v" }, c.endSeq ? [seqLink(c.endSeq), ` t=${ms(c.endT)} · ${ms(c.endT - c.t)}`] : "never ended"),
@@ -678,7 +678,7 @@ class EventList {
 // ---------- waterfall ----------
 
 const COLORS = {
-  success: "#2da44e", failure: "#cf222e", defect: "#cf222e", unknown: "#8c959f", open: "#bf8700",
+  success: "#2da44e", failure: "#cf222e", interrupted: "#6e7781", defect: "#cf222e", unknown: "#8c959f", open: "#bf8700",
   http: "#218bff", http4: "#fa4549", proc: "#6e7781", ready: "#8c959f", ws: "#a475f9",
   gate: "#fb8500", mark: "#1a7f37", fail: "#cf222e", cursor: "#0969da", obs: "#8250df", grid: "#eaeef2", text: "#57606a",
 };
@@ -873,7 +873,8 @@ class Waterfall {
       const x = Math.round(this.xAt(t)) + 0.5;
       if (x < this.labelW) continue;
       g.beginPath(); g.moveTo(x, axisH - 4); g.lineTo(x, hgt); g.stroke();
-      g.fillText(ms(t), x + 3, axisH / 2);
+      const label = ms(t);
+      if (x + 3 + g.measureText(label).width < w) g.fillText(label, x + 3, axisH / 2);
     }
     g.strokeStyle = "#d0d7de"; g.beginPath(); g.moveTo(0, axisH + 0.5); g.lineTo(w, axisH + 0.5); g.stroke();
     let y = axisH + 3;
@@ -891,7 +892,7 @@ class Waterfall {
         let hit = { x0, x1, y0: ry, y1: ry + 12, item: it };
         if (it.type === "call") {
           const cc = it.c;
-          g.fillStyle = COLORS[cc.outcome] || COLORS.unknown;
+          g.fillStyle = cc.causeInterrupt ? COLORS.interrupted : COLORS[cc.outcome] || COLORS.unknown;
           g.globalAlpha = cc.outcome === "success" ? 0.75 : 0.9;
           g.fillRect(x0, ry + 2, x1 - x0, 8);
           g.globalAlpha = 1;
