@@ -261,7 +261,7 @@ func TestAPIEvents(t *testing.T) {
 		{"method=orchestration.getThreadProjection", func(e Event) bool { return strings.Contains(e.RPC, "getThreadProjection") }},
 		{"method=POST", func(e Event) bool { return e.Exchange >= 0 }},
 		{"status=2xx", func(e Event) bool { return e.Exchange >= 0 }},
-		{"outcome=unknown", func(e Event) bool { return strings.Contains(e.RPC, "subscribeThread") }},
+		{"outcome=interrupted", func(e Event) bool { return strings.Contains(e.RPC, "subscribeThread") }},
 		{"q=SIGTERM", func(e Event) bool { return strings.Contains(e.Summary, "SIGTERM") }},
 	}
 	for _, tc := range tests {

@@ -285,7 +285,7 @@ async function bundlePage(id, u) {
     conn: select("conn", "any connection", ix.conns),
     method: select("method", "any method", ix.methods),
     status: select("status", "any status", ["2xx", "3xx", "4xx", "5xx"].concat([...new Set(ix.http.map((x) => String(x.status || "")).filter(Boolean))].sort())),
-    outcome: select("outcome", "any outcome", ["success", "failure", "defect", "unknown", "open"]),
+    outcome: select("outcome", "any outcome", [...new Set(ix.calls.map((c) => c.outcome))].sort()),
   };
   const count = h("span", { class: "count", id: "ev-count" });
   const list = new EventList(id, {
@@ -678,7 +678,7 @@ class EventList {
 // ---------- waterfall ----------
 
 const COLORS = {
-  success: "#2da44e", failure: "#cf222e", interrupted: "#6e7781", defect: "#cf222e", unknown: "#8c959f", open: "#bf8700",
+  success: "#2da44e", failure: "#cf222e", interrupted: "#6e7781", cut: "#6e7781", defect: "#cf222e", unknown: "#8c959f", open: "#bf8700",
   http: "#218bff", http4: "#fa4549", proc: "#6e7781", ready: "#8c959f", ws: "#a475f9",
   gate: "#fb8500", mark: "#1a7f37", fail: "#cf222e", cursor: "#0969da", obs: "#8250df", grid: "#eaeef2", text: "#57606a",
 };
@@ -892,7 +892,7 @@ class Waterfall {
         let hit = { x0, x1, y0: ry, y1: ry + 12, item: it };
         if (it.type === "call") {
           const cc = it.c;
-          g.fillStyle = cc.causeInterrupt ? COLORS.interrupted : COLORS[cc.outcome] || COLORS.unknown;
+          g.fillStyle = cc.causeInterrupt ? COLORS.cut : COLORS[cc.outcome] || COLORS.unknown;
           g.globalAlpha = cc.outcome === "success" ? 0.75 : 0.9;
           g.fillRect(x0, ry + 2, x1 - x0, 8);
           g.globalAlpha = 1;
