@@ -35,7 +35,11 @@ func (m Miss) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wireproof playback: no recorded %s matches %s", m.Kind, m.Request)
 	if m.Closest == "" {
-		b.WriteString("; the recording has none")
+		if m.Reason != "" {
+			fmt.Fprintf(&b, "; %s", m.Reason)
+		} else {
+			b.WriteString("; the recording has none")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "; closest recorded (seq %d): %s", m.ClosestSeq, m.Closest)

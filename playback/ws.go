@@ -92,7 +92,6 @@ type session struct {
 	mu       sync.Mutex
 	clientN  int         // client messages received
 	clientAt []time.Time // when each arrived
-	frames   [][]byte    // raw protocol: the client's frames
 	calls    map[string]*liveCall
 	changed  chan struct{} // closed and replaced whenever the above change
 	ndbuf    []byte
@@ -153,13 +152,12 @@ func (s *session) run() {
 	s.start = time.Now()
 	defer s.cancel()
 	if s.sc.proto == protoRaw {
-		s.wg.Add(1)
-		go s.playRaw()
+		s.playRaw()
 	} else {
 		s.wg.Add(1)
 		go s.playLoose()
+		s.readLoop()
 	}
-	s.readLoop()
 	s.cancel()
 	s.wg.Wait()
 	s.c.CloseNow()
@@ -173,15 +171,6 @@ func (s *session) readLoop() {
 			return
 		}
 		now := time.Now()
-		if s.sc.proto == protoRaw {
-			s.mu.Lock()
-			s.frames = append(s.frames, data)
-			s.clientN++
-			s.clientAt = append(s.clientAt, now)
-			s.signal()
-			s.mu.Unlock()
-			continue
-		}
 		if typ == websocket.MessageBinary {
 			s.clientMessage(now, nil)
 			continue
@@ -195,39 +184,44 @@ func (s *session) readLoop() {
 	}
 }
 
-// playRaw plays a connection of an unknown protocol in recorded order: each
-// server message after the client messages recorded before it, with its
-// recorded gap; each client message compared with the recorded one.
+// playRaw plays a connection of an unknown protocol in recorded order, in
+// step with the client: the server messages recorded before the client's
+// first message, then after each client message (compared with the recorded
+// one) the server messages recorded after it, each with its recorded gap.
 func (s *session) playRaw() {
-	defer s.wg.Done()
 	t := s.p.opts.Timing
+	msgs := s.sc.msgs
 	prevT, prevWall := s.sc.conn.T, s.start
-	n := 0 // client messages expected so far
-	for _, m := range s.sc.msgs {
-		if m.Dir == bundle.DirClientToServer {
-			k := n
-			n++
-			if !s.waitFor(func() bool { return s.clientN > k }) {
-				return
+	i := 0
+	serve := func() bool {
+		for ; i < len(msgs) && msgs[i].Dir == bundle.DirServerToClient; i++ {
+			m := msgs[i]
+			if t.wait(s.ctx, prevWall, m.T-prevT) != nil {
+				return false
 			}
-			s.mu.Lock()
-			got, at := s.frames[k], s.clientAt[k]
-			s.mu.Unlock()
-			s.compareRaw(k, m, got)
-			prevT, prevWall = m.T, at
+			typ := websocket.MessageText
+			if m.Binary {
+				typ = websocket.MessageBinary
+			}
+			if s.write(typ, s.p.ids.apply(m.Raw)) != nil {
+				return false
+			}
+			prevT, prevWall = m.T, time.Now()
+		}
+		return true
+	}
+	for k := 0; serve(); k++ {
+		_, data, err := s.c.Read(s.ctx)
+		if err != nil {
+			return
+		}
+		if i == len(msgs) {
+			s.p.addMiss(Miss{Kind: "message", Request: oneLine(string(data), 200), Reason: "the recorded connection " + s.sc.conn.ID + " has no message " + itoa(k+1) + " from the client"})
 			continue
 		}
-		if t.wait(s.ctx, prevWall, m.T-prevT) != nil {
-			return
-		}
-		typ := websocket.MessageText
-		if m.Binary {
-			typ = websocket.MessageBinary
-		}
-		if s.write(typ, s.p.ids.apply(m.Raw)) != nil {
-			return
-		}
-		prevT, prevWall = m.T, time.Now()
+		s.compareRaw(k, msgs[i], data)
+		prevT, prevWall = msgs[i].T, time.Now()
+		i++
 	}
 }
 
