@@ -20,4 +20,7 @@ go run ./bench/ratios < "$out" || status=$?
 # Replay figures are measured by their own script; a missed proxy target must
 # not hide them.
 bash bench/replay.sh || status=$?
+# Replay from object storage against replay from disk, when an S3 endpoint is
+# configured (bash .ci/s3.sh bash bench/run.sh); it says so and skips if not.
+bash bench/s3.sh || status=$?
 exit $status
