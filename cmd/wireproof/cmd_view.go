@@ -30,7 +30,7 @@ type viewOptions struct {
 var viewOpts viewOptions
 
 var cmdView = &cobra.Command{
-	Use:   "view [--listen ADDR] [--open] BUNDLE|DIR...",
+	Use:   "view [--listen ADDR] [--open] BUNDLE|DIR|s3://BUCKET/PREFIX...",
 	Short: "Browse bundles in an interactive viewer in the browser",
 	Long: `view starts a local web server with an interactive evidence viewer and prints
 its URL. Everything it serves is embedded: it needs no network and works offline.
@@ -54,6 +54,9 @@ Verdicts come from the same replay as 'wireproof replay'. The pages use a small
 JSON API that scripts can use too (/api/bundles, /api/bundle/ID/events, ...;
 see the package documentation of view).
 
+An s3:// argument (one object, or every bundle under a prefix) is copied to a
+temporary directory first, removed when the viewer stops.
+
 --listen defaults to 127.0.0.1 on a free port. Stop with Ctrl-C (exit 0).
 Exit 2 for bad arguments (a path that does not exist, a directory without
 bundles).`,
@@ -72,13 +75,18 @@ func init() {
 	cmdRoot.AddCommand(cmdView)
 }
 
-func runView(ctx context.Context, opts viewOptions, args []string) error {
+func runView(ctx context.Context, opts viewOptions, args []string) (err error) {
 	if opts.stdout == nil {
 		opts.stdout, opts.stderr = os.Stdout, os.Stderr
 	}
 	if len(args) == 0 {
 		return usageError{errors.New("view takes at least one BUNDLE or DIR")}
 	}
+	args, f, err := fetchBundles(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer f.done(&err)
 	srcs, err := view.Resolve(args)
 	if err != nil {
 		return usageError{err}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -391,5 +392,30 @@ func TestS3WrongCredential(t *testing.T) {
 	}
 	if left := spoolFiles(t, sp); len(left) > 0 {
 		t.Errorf("refused credentials left %v in the spool", left)
+	}
+}
+
+// TestS3View: view serves a prefix's bundles (copied for the viewer's random
+// access) and removes the copies when it stops.
+func TestS3View(t *testing.T) {
+	_, prefix := s3test.Prefix(t)
+	sp := t.TempDir()
+	live := filepath.Join(golden, "live")
+	if code, stdout, stderr := s3Run(t, sp, nil, "upload", live, prefix.String()); code != exitOK {
+		t.Fatalf("upload exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	tmp := t.TempDir()
+	cmd, u, stderr := startView(t, []string{"WIREPROOF_SPOOL=" + sp, "TMPDIR=" + tmp}, prefix.String())
+	c := viewCorpus(t, u)
+	entries, _ := filepath.Glob(filepath.Join(live, "*.zst"))
+	if len(c.Bundles) != len(entries) {
+		t.Errorf("view shows %d bundles, want the %d uploaded", len(c.Bundles), len(entries))
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitStatus(t, cmd.Wait()); code != 0 {
+		t.Errorf("exit %d after SIGINT; stderr: %s", code, stderr.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the copies are left in %s: %v", tmp, left)
 	}
 }

@@ -54,9 +54,10 @@ func listBundles(ctx context.Context, l *objstore.Location) ([]objstore.Entry, e
 	return nil, storageError{err}
 }
 
-// fetchBundles gives each s3:// argument naming one bundle a local copy
-// (in a temporary directory, under the object's own name) for the verbs
-// that read a bundle more than once; other arguments are returned as they
+// fetchBundles gives each s3:// argument a local copy (in a temporary
+// directory: an object under its own name, a prefix as a directory of its
+// bundles) for the verbs that read a bundle more than once or at random;
+// other arguments are returned as they
 // are. The fetched's done removes the copies and, in *err and in what went
 // through its writers, writes each URL back where its copy's path was, so
 // messages name what the user gave.
@@ -82,14 +83,16 @@ type fetched struct {
 	writers []*renamingWriter
 }
 
+// fetch copies what arg names: one object to a file, or every bundle under
+// a prefix into a directory (their paths relative to the prefix kept).
 func (f *fetched) fetch(ctx context.Context, i int, arg string) (string, error) {
-	u, err := objstore.ParseURL(arg)
+	loc, err := openLocation(arg)
 	if err != nil {
-		return "", usageError{err}
+		return "", err
 	}
-	c, err := objstore.New(nil)
+	entries, err := listBundles(ctx, loc)
 	if err != nil {
-		return "", usageError{err}
+		return "", err
 	}
 	if f.tmp == "" {
 		if f.tmp, err = os.MkdirTemp("", "wireproof-s3-"); err != nil {
@@ -97,16 +100,25 @@ func (f *fetched) fetch(ctx context.Context, i int, arg string) (string, error) 
 		}
 	}
 	dir := filepath.Join(f.tmp, fmt.Sprint(i))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", err
+	local := dir
+	if u := loc.URL(); len(entries) == 1 && entries[0].URL() == u {
+		local = filepath.Join(dir, path.Base(u.Key)) // the argument is the object
 	}
-	local := filepath.Join(dir, path.Base(u.Key))
 	f.names[local] = arg
-	if err := c.Download(ctx, u, local); err != nil {
-		if objstore.IsNotFound(err) {
-			return "", unreadableError{err}
+	for _, e := range entries {
+		dst := filepath.Join(dir, filepath.FromSlash(e.Rel))
+		if local != dir {
+			dst = local
 		}
-		return "", storageError{err}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return "", err
+		}
+		if err := loc.Client().Download(ctx, e.URL(), dst); err != nil {
+			if objstore.IsNotFound(err) {
+				return "", unreadableError{err}
+			}
+			return "", storageError{err}
+		}
 	}
 	return local, nil
 }

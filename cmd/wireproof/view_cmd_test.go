@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,37 +17,8 @@ import (
 // prints a loopback URL, serves the corpus, and exits 0 on Ctrl-C.
 func TestViewServesAndStopsOnSIGINT(t *testing.T) {
 	corpus := filepath.Join("..", "..", "fixtures", "golden", "live")
-	cmd := exec.Command(wireproofBin, "view", corpus, notABundle(t))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v; stderr: %s", err, stderr.String())
-	}
-	u, err := url.Parse(strings.TrimSpace(line))
-	if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
-		t.Fatalf("printed %q: not a loopback URL", line)
-	}
-	resp, err := http.Get(u.String() + "api/bundles")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c struct {
-		Bundles []struct{ Name, Status string }
-	}
-	err = json.NewDecoder(resp.Body).Decode(&c)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, u, stderr := startView(t, nil, corpus, notABundle(t))
+	c := viewCorpus(t, u)
 	// The 19 live bundles and the file that is not a bundle, shown as unreadable.
 	if len(c.Bundles) != 20 || c.Bundles[19].Status != "unreadable" {
 		t.Errorf("bundles: %+v", c.Bundles)
@@ -60,6 +32,51 @@ func TestViewServesAndStopsOnSIGINT(t *testing.T) {
 	if _, err := http.Get(u.String()); err == nil {
 		t.Error("still serving after exit")
 	}
+}
+
+// startView starts `wireproof view ARGS...` with extra environment and
+// returns it, the URL it printed and its stderr; the process is killed at the
+// end of the test if it is still running.
+func startView(t *testing.T, env []string, args ...string) (*exec.Cmd, *url.URL, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(wireproofBin, append([]string{"view"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v; stderr: %s", err, stderr.String())
+	}
+	u, err := url.Parse(strings.TrimSpace(line))
+	if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
+		t.Fatalf("printed %q: not a loopback URL", line)
+	}
+	return cmd, u, stderr
+}
+
+// viewCorpus is what a running viewer's /api/bundles lists.
+func viewCorpus(t *testing.T, u *url.URL) (c struct {
+	Bundles []struct{ Name, Status string }
+}) {
+	t.Helper()
+	resp, err := http.Get(u.String() + "api/bundles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestViewUsageErrors(t *testing.T) {

@@ -67,6 +67,9 @@ func NewRemote(c *Client, u URL) *Location { return &Location{arg: u.String(), u
 // Remote reports whether the location is in object storage.
 func (l *Location) Remote() bool { return l.client != nil }
 
+// URL is the location's s3:// URL (zero for a local location).
+func (l *Location) URL() URL { return l.url }
+
 // Client is the location's client (nil for a local location).
 func (l *Location) Client() *Client { return l.client }
 
