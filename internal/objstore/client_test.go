@@ -233,6 +233,9 @@ func TestRemoteBundles(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.at, diff)
 		}
 	}
+	if _, err := objstore.NewRemote(c, prefix.Join("missing.zst")).Bundles(t.Context()); !objstore.IsNotFound(err) {
+		t.Errorf("a missing bundle: err = %v, want not found", err)
+	}
 	l := objstore.NewRemote(c, prefix.Join("nothing-here/"))
 	var none *objstore.NoBundlesError
 	if _, err := l.Bundles(t.Context()); !errors.As(err, &none) {

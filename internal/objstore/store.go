@@ -84,8 +84,8 @@ func (e *NoBundlesError) Error() string { return "no *" + BundleExt + " bundles 
 // Bundles lists the location's bundles sorted by Rel. A local file, or an
 // s3:// URL naming one object, is a single bundle whatever its name; a
 // directory or prefix yields every *.zst under it. A missing local path is
-// the *fs.PathError of os.Stat; an empty directory or prefix is a
-// *NoBundlesError.
+// the *fs.PathError of os.Stat, a missing object named *.zst a not-found
+// *Error; an empty directory or prefix is a *NoBundlesError.
 func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
 	if l.Remote() {
 		return l.remoteBundles(ctx)
@@ -124,6 +124,7 @@ func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
 }
 
 func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
+	var missing error // the object the URL names, not found
 	if l.url.Key != "" && !strings.HasSuffix(l.url.Key, "/") {
 		// One object, if there is one by that name.
 		o, err := l.client.Stat(ctx, l.url)
@@ -133,6 +134,7 @@ func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
 		case !IsNotFound(err):
 			return nil, err
 		}
+		missing = err
 	}
 	prefix := l.url.Dir()
 	objs, err := l.client.List(ctx, l.url.Bucket, prefix)
@@ -147,7 +149,10 @@ func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
 		u := URL{Bucket: l.url.Bucket, Key: o.Key}
 		found = append(found, Entry{Name: u.String(), Rel: strings.TrimPrefix(o.Key, prefix), Size: o.Size, url: u})
 	}
-	if len(found) == 0 {
+	switch {
+	case len(found) == 0 && missing != nil && strings.HasSuffix(l.url.Key, BundleExt):
+		return nil, missing // a bundle's name: say it is not there
+	case len(found) == 0:
 		return nil, &NoBundlesError{Where: l.arg}
 	}
 	return found, nil
