@@ -50,6 +50,11 @@ type EngineOptions struct {
 	// until the run's end mark, before the event suites judge it. The event
 	// is valid only during the call.
 	OnEvent func(*protocol.Event)
+	// OnBundleEvent, if set, is called for every event fed (the header
+	// included), before the engine handles it: the per-event hook of the one
+	// pass. Its payload may be empty where no check reads it (see
+	// ReplayFile).
+	OnBundleEvent func(*bundle.Event)
 	// Suites are event suites run after ConformanceSuite, in order, on the
 	// bundles they apply to.
 	Suites []EventSuite
@@ -131,7 +136,8 @@ type Engine struct {
 	decodeErrors []DecodeError
 	decodeCount  int
 
-	onObservation func(Observation) // EngineOptions.OnObservation
+	onObservation func(Observation)   // EngineOptions.OnObservation
+	onBundleEvent func(*bundle.Event) // EngineOptions.OnBundleEvent
 
 	// The protocol layer: every connection goes to the decoder of what it
 	// carries, and the conformance suite judges the protocol events until
@@ -150,7 +156,7 @@ func NewEngine(opts *EngineOptions) *Engine {
 	var onEvent func(*protocol.Event)
 	if opts != nil {
 		suites = append(suites, opts.Suites...)
-		routes, onEvent = opts.Routes, opts.OnEvent
+		routes, onEvent, e.onBundleEvent = opts.Routes, opts.OnEvent, opts.OnBundleEvent
 		if opts.MaxBody > 0 {
 			e.maxBody = opts.MaxBody
 		}
@@ -252,6 +258,9 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	}
 	e.started, e.next = true, ev.Seq+1
 	e.events++
+	if e.onBundleEvent != nil {
+		e.onBundleEvent(ev)
+	}
 	if !e.conf.done {
 		e.wire(ev)
 	}

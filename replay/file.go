@@ -114,11 +114,10 @@ func Replay(ctx context.Context, r *bundle.Reader, opts *Options) (*Result, erro
 }
 
 func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, error) {
-	res := &Result{Header: r.Header(), Scenario: r.Header().Manifest.Scenario}
-	if err := e.FeedHeader(res.Header); err != nil {
+	s, err := newSession(e, r.Header(), len(r.Line()))
+	if err != nil {
 		return nil, err
 	}
-	res.Bytes = int64(len(r.Line())) + 1
 	var ev bundle.Event
 	for n := 0; ; n++ {
 		if n&4095 == 0 && ctx.Err() != nil {
@@ -131,20 +130,59 @@ func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, er
 		if err != nil {
 			return nil, err
 		}
-		res.Bytes += int64(len(r.Line())) + 1
-		if ev.Kind == bundle.KindVerdict && res.Recorded == nil {
-			var v assert.Verdict
-			if err := json.Unmarshal(ev.Body.Data, &v); err != nil {
-				e.keepError(ev.Seq, "", fmt.Errorf("recorded verdict: %w", err), ev.Body.Data)
-			} else {
-				res.Recorded = &v
-			}
-		}
-		if err := e.Feed(&ev); err != nil {
+		if err := s.Feed(&ev, len(r.Line())); err != nil {
 			return nil, err
 		}
 	}
-	res.Truncated, res.TruncatedReason = r.Truncated(), r.TruncatedReason()
+	return s.Result(r.Truncated(), r.TruncatedReason()), nil
+}
+
+// Session replays a bundle its caller reads, so that a tool reading the
+// bundle for its own purposes (triage's timeline) gets the verdict from the
+// same pass: feed it each event as read, then take the Result.
+type Session struct {
+	e   *Engine
+	res *Result
+}
+
+// NewSession starts a replay of a bundle whose header h was read from a line
+// of headerLen bytes (the Reader's Line).
+func NewSession(h bundle.Header, headerLen int, opts *Options) (*Session, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return newSession(NewEngine(opts.Engine), h, headerLen)
+}
+
+func newSession(e *Engine, h bundle.Header, headerLen int) (*Session, error) {
+	s := &Session{e: e, res: &Result{Header: h, Scenario: h.Manifest.Scenario}}
+	if err := e.FeedHeader(h); err != nil {
+		return nil, err
+	}
+	s.res.Bytes = int64(headerLen) + 1
+	return s, nil
+}
+
+// Feed takes the next event, read from a line of lineLen bytes. Its only
+// error is a broken stream (a seq gap).
+func (s *Session) Feed(ev *bundle.Event, lineLen int) error {
+	s.res.Bytes += int64(lineLen) + 1
+	if ev.Kind == bundle.KindVerdict && s.res.Recorded == nil {
+		var v assert.Verdict
+		if err := json.Unmarshal(ev.Body.Data, &v); err != nil {
+			s.e.keepError(ev.Seq, "", fmt.Errorf("recorded verdict: %w", err), ev.Body.Data)
+		} else {
+			s.res.Recorded = &v
+		}
+	}
+	return s.e.Feed(ev)
+}
+
+// Result finishes the replay: the verdict, and how it compares with the
+// recorded one. truncated and reason are the Reader's.
+func (s *Session) Result(truncated bool, reason string) *Result {
+	res, e := s.res, s.e
+	res.Truncated, res.TruncatedReason = truncated, reason
 	res.Verdict = e.Verdict()
 	if res.Verdict.Scenario != "" {
 		res.Scenario = res.Verdict.Scenario
@@ -157,7 +195,7 @@ func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, er
 		res.Diff = strings.ReplaceAll(cmp.Diff(*res.Recorded, Comparable(*res.Recorded, res.Verdict)), "\u00a0", " ")
 		res.Reproduced = res.Diff == ""
 	}
-	return res, nil
+	return res
 }
 
 // Comparable returns the replayed verdict v as it is compared with the

@@ -154,15 +154,22 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 	return res, nil
 }
 
-// readSide reads one bundle twice: once for its traffic and the run's secret,
-// then through replay with the observation hook for its verdict and story.
+// readSide reads one bundle once, through replay: its hooks count the
+// traffic and find the run's secret (per event), count the RPC requests (per
+// protocol event) and tell the story (per observation) while the engine
+// computes the verdict.
 func readSide(ctx context.Context, path string, side *DiffSide) (*traffic, error) {
-	tr, err := readTraffic(ctx, path)
-	if err != nil {
-		return nil, sideError(ctx, path, err)
+	tr := newTraffic()
+	sb := &storyBuilder{}
+	opts := &replay.EngineOptions{
+		OnBundleEvent: func(ev *bundle.Event) {
+			tr.event(ev)
+			sb.secret = tr.secret
+		},
+		OnEvent:       tr.protocolEvent,
+		OnObservation: sb.observe,
 	}
-	sb := &storyBuilder{secret: tr.secret}
-	r, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: &replay.EngineOptions{OnObservation: sb.observe}})
+	r, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: opts})
 	if err != nil {
 		return nil, sideError(ctx, path, err)
 	}

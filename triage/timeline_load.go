@@ -26,17 +26,19 @@ func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
 		return nil, err
 	}
 	defer r.Close()
-	tl, err := Read(ctx, r, opts)
+	// One pass: the events build the timeline and feed a replay session,
+	// whose verdict is exactly the one `wireproof replay` computes.
+	sess, err := replay.NewSession(r.Header(), len(r.Line()), nil)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := read(ctx, r, opts, sess)
 	if err != nil {
 		return nil, err
 	}
 	tl.Path = path
-	// A second pass through a fresh engine gives the replayed verdict exactly
-	// as `wireproof replay` computes it.
-	res, err := replay.ReplayFile(ctx, path, nil)
-	if err != nil {
-		return nil, err
-	}
+	res := sess.Result(r.Truncated(), r.TruncatedReason())
+	res.Path = path
 	tl.Replayed = res
 	return tl, nil
 }
@@ -44,6 +46,11 @@ func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
 // Read decodes the events of r into a Timeline. It does not replay the checks
 // (Timeline.Replayed stays nil): Load does.
 func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, error) {
+	return read(ctx, r, opts, nil)
+}
+
+// read is Read, feeding every event to sess too when it is not nil.
+func read(ctx context.Context, r *bundle.Reader, opts *Options, sess *replay.Session) (*Timeline, error) {
 	b := newBuilder(opts)
 	b.tl.Header = r.Header()
 	b.add(&bundle.Event{Kind: bundle.KindHeader})
@@ -61,6 +68,11 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 			return nil, err
 		}
 		b.add(&ev)
+		if sess != nil {
+			if err := sess.Feed(&ev, len(r.Line())); err != nil {
+				return nil, err
+			}
+		}
 		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
 	}
 	b.corr.End(&last)
