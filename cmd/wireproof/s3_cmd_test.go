@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -328,7 +329,7 @@ func TestS3KilledUploadResumed(t *testing.T) {
 
 // TestS3UploadFails: when the store keeps refusing uploads the run's files
 // stay in the spool, the command says where and exits 5; once the store is
-// back, 'wireproof upload' sends them.
+// back, the next run to object storage sends them before its own.
 func TestS3UploadFails(t *testing.T) {
 	c, prefix := s3test.Prefix(t)
 	sp := t.TempDir()
@@ -354,11 +355,18 @@ func TestS3UploadFails(t *testing.T) {
 		t.Errorf("spool holds %v", files)
 	}
 	noSecret(t, "output", stdout, stderr)
-	if code, stdout, stderr := s3Run(t, sp, nil, "upload"); code != exitOK {
-		t.Fatalf("upload: exit %d\n%s\n%s", code, stdout, stderr)
+	// The next run to object storage sends them first.
+	next := prefix.Join("next/")
+	code, stdout, stderr = s3Run(t, sp, nil, "verify", "--scenario", "idle", "--out", next.String())
+	if code != exitOK || !strings.Contains(stderr+stdout, "Uploaded 2 file(s) left by an earlier verify to "+prefix.String()) {
+		t.Fatalf("next run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if diff := cmp.Diff([]string{"idle-1.verdict.json", "idle-1.zst"}, keysUnder(t, c, prefix)); diff != "" {
+	want := []string{"idle-1.verdict.json", "idle-1.zst", "next/idle-1.verdict.json", "next/idle-1.zst"}
+	if diff := cmp.Diff(want, keysUnder(t, c, prefix)); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+	if left := spoolFiles(t, sp); len(left) > 0 {
+		t.Errorf("the spool still holds %v", left)
 	}
 }
 
@@ -417,5 +425,54 @@ func TestS3View(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("the copies are left in %s: %v", tmp, left)
+	}
+}
+
+// TestS3RecordUntilInterrupt: record without a command ends on SIGINT, and
+// the recording is uploaded then, to the object -o named.
+func TestS3RecordUntilInterrupt(t *testing.T) {
+	c, prefix := s3test.Prefix(t)
+	sp := t.TempDir()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer upstream.Close()
+	dest := prefix.Join("manual/run.zst")
+	cmd := exec.Command(wireproofBin, "record", "--upstream", upstream.URL, "-o", dest.String())
+	cmd.Env = append(os.Environ(), "WIREPROOF_SPOOL="+sp)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var proxyURL string
+	if _, err := fmt.Fscanln(out, &proxyURL); err != nil {
+		t.Fatalf("no proxy URL: %v\n%s", err, stderr.String())
+	}
+	resp, err := http.Get(proxyURL + "/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitStatus(t, cmd.Wait()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "Uploaded 1 file(s) to "+prefix.Join("manual/").String()) {
+		t.Errorf("stderr does not report the upload:\n%s", stderr.String())
+	}
+	if _, err := c.Stat(t.Context(), dest); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errOut := s3Run(t, sp, nil, "inspect", "--kind", "http.request", dest.String())
+	if code != exitOK || !strings.Contains(stdout, "/hello") {
+		t.Errorf("inspect: exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	code, _, errOut = s3Run(t, sp, nil, "record", "--upstream", upstream.URL, "-o", dest.String(), "--", "true")
+	if code != exitUsage || !strings.Contains(errOut, "never overwritten") {
+		t.Errorf("record over an existing object: exit %d, %s", code, errOut)
 	}
 }
