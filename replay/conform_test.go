@@ -201,3 +201,44 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestMalformedMarkIsADecodeError: the driver's marks share one encoder and
+// decoder; a mark whose body does not decode is kept as a decode error
+// instead of being read as zero values (the mark still decides).
+func TestMalformedMarkIsADecodeError(t *testing.T) {
+	run, err := replay.EncodeMark(replay.MarkRun, replay.RunInfo{Scenario: "idle", ThreadID: "t1", Secret: "RESULT_x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := replay.EncodeMark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: 5})
+	for _, tc := range []struct {
+		name    string
+		body    []byte
+		errs    int
+		seenHas string
+	}{
+		{"well-formed", good.Body.Data, 0, "the 5s timeout expired"},
+		{"wrong type", []byte(`{"timeoutSeconds":"five"}`), 1, "timeout expired"},
+		{"not an object", []byte(`[5]`), 1, "timeout expired"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := []bundle.Event{*run, {Kind: bundle.KindMark, Name: replay.MarkDeadline, Body: bundle.Text(tc.body)}}
+			for i := range evs {
+				evs[i].Seq = uint64(i + 1)
+			}
+			e := replay.NewEngine(nil)
+			feedAll(t, e, evs)
+			v := e.Verdict()
+			if v.Failure == nil || v.Failure.Check != assert.CheckDeadline || !bytes.Contains([]byte(v.Failure.Seen), []byte(tc.seenHas)) {
+				t.Errorf("verdict %+v, want deadline", v.Failure)
+			}
+			errs, n := e.DecodeErrors()
+			if n != tc.errs {
+				t.Errorf("%d decode errors, want %d: %+v", n, tc.errs, errs)
+			}
+			if n > 0 && !bytes.Contains([]byte(errs[0].Err), []byte("deadline mark")) {
+				t.Errorf("the decode error does not name the mark: %+v", errs[0])
+			}
+		})
+	}
+}

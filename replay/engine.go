@@ -233,10 +233,8 @@ func (e *Engine) wire(ev *bundle.Event) {
 		}
 	case bundle.KindMark:
 		if ev.Name == MarkPhase {
-			var b struct {
-				Phase string `json:"phase"`
-			}
-			if json.Unmarshal(ev.Body.Data, &b) == nil && b.Phase == PhaseDone {
+			var b PhaseMark
+			if DecodeMark(ev, &b) == nil && b.Phase == PhaseDone {
 				e.conf.done = true
 			}
 		}
@@ -455,8 +453,8 @@ func (e *Engine) mark(ev *bundle.Event) {
 	switch ev.Name {
 	case MarkRun:
 		var info RunInfo
-		if err := json.Unmarshal(ev.Body.Data, &info); err != nil {
-			e.keepError(ev.Seq, ev.Conn, fmt.Errorf("run mark: %w", err), ev.Body.Data)
+		if err := DecodeMark(ev, &info); err != nil {
+			e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
 			return
 		}
 		e.info = &info
@@ -477,10 +475,8 @@ func (e *Engine) mark(ev *bundle.Event) {
 			e.restartStage = restartWaitReady
 		}
 	case MarkDeadline:
-		var b struct {
-			TimeoutSeconds float64 `json:"timeoutSeconds"`
-		}
-		_ = json.Unmarshal(ev.Body.Data, &b)
+		var b DeadlineMark
+		e.decodeMark(ev, &b)
 		e.fail(failure(assert.CheckDeadline, "the run finished before its timeout",
 			fmt.Sprintf("the %gs timeout expired in phase %s", b.TimeoutSeconds, e.phase)), ev.Seq, ev.T, e.parentThread)
 	case MarkInterrupted:
@@ -489,11 +485,8 @@ func (e *Engine) mark(ev *bundle.Event) {
 		if e.decidePendingCut() {
 			return
 		}
-		var b struct {
-			Step  string `json:"step"`
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(ev.Body.Data, &b)
+		var b StepMark
+		e.decodeMark(ev, &b)
 		if e.phase == PhaseRestart {
 			// The main checks passed; what failed is reading the thread
 			// back from the restarted server.
@@ -504,12 +497,17 @@ func (e *Engine) mark(ev *bundle.Event) {
 		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
 			fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))), ev.Seq, ev.T, e.parentThread)
 	case MarkSetupFailed:
-		var b struct {
-			Step  string `json:"step"`
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(ev.Body.Data, &b)
+		var b StepMark
+		e.decodeMark(ev, &b)
 		e.fail(failure(assert.CheckSetup, "setup to succeed", fmt.Sprintf("step %s failed: %s", b.Step, b.Error)), ev.Seq, ev.T, e.parentThread)
+	}
+}
+
+// decodeMark decodes a mark's body; a malformed one is kept as a decode
+// error (the mark still decides what it decides, with what could be read).
+func (e *Engine) decodeMark(ev *bundle.Event, v any) {
+	if err := DecodeMark(ev, v); err != nil {
+		e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
 	}
 }
 

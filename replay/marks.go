@@ -1,5 +1,13 @@
 package replay
 
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
 // Mark names the live driver (package verify) writes as bundle.KindMark events,
 // and replay reads. The verdict is a pure function of the event stream, so every
 // fact the checks need that is not on the wire is written as a mark first.
@@ -48,3 +56,57 @@ type RunInfo struct {
 // before the run finished). Body: {"error":"..."}. The run fails with
 // assert.CheckStreamDelivered, decided at this mark.
 const MarkDriverError = "driver-error"
+
+// The bodies of the marks, one type each: the driver writes them with
+// EncodeMark and the engine reads them with DecodeMark, so both agree on
+// their shape. A mark whose body does not decode is a decode error of the
+// replay, never silently read as zero values.
+type (
+	// PhaseMark is the body of MarkPhase.
+	PhaseMark struct {
+		Phase string `json:"phase"`
+	}
+	// StepMark is the body of MarkSetupFailed and MarkDriverError: the step
+	// that failed and why.
+	StepMark struct {
+		Step  string `json:"step"`
+		Error string `json:"error"`
+	}
+	// DeadlineMark is the body of MarkDeadline.
+	DeadlineMark struct {
+		TimeoutSeconds float64 `json:"timeoutSeconds"`
+	}
+	// InterruptedMark is the body of MarkInterrupted: where the driver was.
+	InterruptedMark struct {
+		Step  string `json:"step,omitempty"`
+		Phase string `json:"phase,omitempty"`
+	}
+	// RestartMark is the body of MarkRestart.
+	RestartMark struct {
+		ThreadID string `json:"threadId"`
+	}
+)
+
+// EncodeMark returns the mark event name with body (one of the *Mark types,
+// or RunInfo for MarkRun) as its JSON payload.
+func EncodeMark(name string, body any) (*bundle.Event, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("mark %s: %w", name, err)
+	}
+	return &bundle.Event{Kind: bundle.KindMark, Name: name, Body: bundle.Text(b)}, nil
+}
+
+// DecodeMark decodes the body of mark ev into v (a pointer to the mark's
+// type). Members of the wrong type and a body that is not a JSON object are
+// errors; members v does not know are ignored (newer drivers may add some).
+func DecodeMark(ev *bundle.Event, v any) error {
+	d := ev.Body.Data
+	if len(bytes.TrimSpace(d)) == 0 || bytes.TrimSpace(d)[0] != '{' {
+		return fmt.Errorf("%s mark: the body is not a JSON object: %q", ev.Name, clip(d, 80))
+	}
+	if err := json.Unmarshal(d, v); err != nil {
+		return fmt.Errorf("%s mark: %w", ev.Name, err)
+	}
+	return nil
+}

@@ -163,7 +163,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	stopStatus()
 
 	// The verdict covers every event up to this mark, live and in replay.
-	seq := r.mark(replay.MarkPhase, map[string]string{"phase": replay.PhaseDone})
+	seq := r.mark(replay.MarkPhase, replay.PhaseMark{Phase: replay.PhaseDone})
 	if err := live.WaitFor(seq); err != nil {
 		rec.Close()
 		return nil, fmt.Errorf("the live checks broke, so there is no verdict to trust: %w", err)
@@ -254,16 +254,21 @@ func (r *run) secretLearned(s string) {
 	}
 }
 
+// mark writes a driver mark; body is the mark's type in replay (the
+// encoder and decoder the engine shares).
 func (r *run) mark(name string, body any) uint64 {
-	b, _ := json.Marshal(body)
-	return r.emit(&bundle.Event{Kind: bundle.KindMark, Name: name, Body: bundle.Text(b)})
+	ev, err := replay.EncodeMark(name, body)
+	if err != nil {
+		panic(err) // the mark types always encode
+	}
+	return r.emit(ev)
 }
 
 func (r *run) setPhase(p string) {
 	r.mu.Lock()
 	r.phase = p
 	r.mu.Unlock()
-	r.mark(replay.MarkPhase, map[string]string{"phase": p})
+	r.mark(replay.MarkPhase, replay.PhaseMark{Phase: p})
 	if r.opts.Hooks != nil && r.opts.Hooks.Phase != nil {
 		r.opts.Hooks.Phase(p)
 	}
@@ -312,14 +317,14 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	r.setPhase(replay.PhaseStarting)
 	gate, err := record.StartGate(bg, r.rec, nil)
 	if err != nil {
-		r.mark(replay.MarkSetupFailed, map[string]string{"step": "gate", "error": err.Error()})
+		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: "gate", Error: err.Error()})
 		return false
 	}
 	defer gate.Close()
 
 	proxy, err := r.startProxy(bg)
 	if err != nil {
-		r.mark(replay.MarkSetupFailed, map[string]string{"step": "proxy", "error": err.Error()})
+		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: "proxy", Error: err.Error()})
 		return false
 	}
 	defer func() {
@@ -360,7 +365,7 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	// read over HTTP.
 	sc.close()
 	r.setPhase(replay.PhaseRestarting)
-	r.mark(replay.MarkRestart, map[string]string{"threadId": sc.threadID})
+	r.mark(replay.MarkRestart, replay.RestartMark{ThreadID: sc.threadID})
 	if srv := r.currentServer(); srv != nil {
 		srv.Stop(bg)
 	}
@@ -382,10 +387,10 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool {
 	switch {
 	case parent.Err() != nil:
-		r.mark(replay.MarkInterrupted, map[string]string{"step": step})
+		r.mark(replay.MarkInterrupted, replay.InterruptedMark{Step: step})
 		return true
 	case ctx.Err() != nil:
-		r.mark(replay.MarkDeadline, map[string]float64{"timeoutSeconds": r.opts.Timeout.Seconds()})
+		r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds()})
 		return false
 	}
 	if r.serverDied() {
@@ -393,10 +398,10 @@ func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool
 		return false
 	}
 	if step == "restart-read" || step == "stream" {
-		r.mark(replay.MarkDriverError, map[string]string{"step": step, "error": err.Error()})
+		r.mark(replay.MarkDriverError, replay.StepMark{Step: step, Error: err.Error()})
 		return false
 	}
-	r.mark(replay.MarkSetupFailed, map[string]string{"step": step, "error": err.Error()})
+	r.mark(replay.MarkSetupFailed, replay.StepMark{Step: step, Error: err.Error()})
 	return false
 }
 

@@ -82,7 +82,7 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 				r.live.WaitFor(r.lastSeq())
 				return outcomeDecided
 			}
-			seq := r.mark(replay.MarkDriverError, map[string]string{"step": "stream", "error": trimError(err)})
+			seq := r.mark(replay.MarkDriverError, replay.StepMark{Step: "stream", Error: trimError(err)})
 			r.live.WaitFor(seq)
 			return outcomeDecided
 		case st := <-r.live.Updates():
@@ -112,11 +112,11 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 // cutShort marks why the run stopped before the engine decided.
 func (r *run) cutShort(ctx context.Context) outcome {
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-		seq := r.mark(replay.MarkDeadline, map[string]float64{"timeoutSeconds": r.opts.Timeout.Seconds()})
+		seq := r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds()})
 		r.live.WaitFor(seq)
 		return outcomeDecided
 	}
-	seq := r.mark(replay.MarkInterrupted, map[string]string{"phase": "running"})
+	seq := r.mark(replay.MarkInterrupted, replay.InterruptedMark{Phase: replay.PhaseRunning})
 	r.live.WaitFor(seq)
 	return outcomeInterrupted
 }
