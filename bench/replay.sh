@@ -13,6 +13,12 @@ go build -o "$tmp/gensynth" ./replay/synth/cmd/gensynth
 echo "== replay: Go benchmarks"
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" ./replay/ | grep -E '^Benchmark|ok'
 
+echo "== replay: where the CPU time goes (pprof, cumulative, BenchmarkReplayFile)"
+go test -run '^$' -bench 'BenchmarkReplayFile$' -benchtime 40x -cpuprofile "$tmp/cpu.out" -o "$tmp/replay.test" ./replay/ >/dev/null
+go tool pprof -top -cum -nodecount 60 "$tmp/replay.test" "$tmp/cpu.out" 2>/dev/null |
+  grep -E 'bundle\.\(\*Reader\)\.Next|zstd\.\(\*Decoder\)\.Read|bundle\.\(\*lineDecoder\)\.decode|replay\.\(\*Engine\)\.Feed|replay\.\(\*Correlator\)\.decode|leanDecoder\)\.projection|replay\.\(\*conformance\)|protocol\.' |
+  awk '{printf "  %-7s %-7s %s\n", $4, $5, $6}' || true
+
 echo "== replay: large bundle (${POLLS:=6000} polls x 40 items x 2000 bytes)"
 size=$("$tmp/gensynth" -scenario idle -polls "$POLLS" -filler 40 -filler-bytes 2000 -o "$tmp/big.zst")
 echo "uncompressed: $((size / 1000000)) MB, compressed: $(( $(stat -c %s "$tmp/big.zst") / 1000 )) kB"
