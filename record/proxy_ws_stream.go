@@ -34,7 +34,15 @@ type wsStream struct {
 	ctl      []byte // the current control frame's payload
 	broken   bool   // a frame could not be parsed: the rest is relayed unrecorded
 	maxBytes int64
+	arena    []byte // small messages are cut from it: one allocation for many
 }
+
+// arenaSize is the size of the blocks small messages are cut from, and
+// arenaMax the largest message cut from one.
+const (
+	arenaSize = 64 << 10
+	arenaMax  = 4 << 10
+)
 
 func newWSStream(rl *wsRelay, side *wsPeer) *wsStream {
 	return &wsStream{rl: rl, side: side, maxBytes: rl.p.maxMsg, ctl: make([]byte, 0, wsframe.MaxControlPayload)}
@@ -122,11 +130,27 @@ func (s *wsStream) begin(h wsframe.Header) bool {
 		if room := s.maxBytes - int64(len(s.msg)); room > 0 && h.Length > 0 {
 			// Wait while the recording is far behind, before holding more.
 			s.rl.q.waitRoom()
-			s.msg = slices.Grow(s.msg, int(min(room, h.Length)))
+			s.grow(int(min(room, h.Length)))
 		}
 	}
 	s.h, s.inFrame, s.remain, s.pos = h, true, h.Length, 0
 	return true
+}
+
+// grow makes room for n more bytes of the message. The first frame of a small
+// message takes a piece of the arena (capped, so that a longer message moves
+// out of it rather than writing over the next piece).
+func (s *wsStream) grow(n int) {
+	if s.msg == nil && n <= arenaMax {
+		if cap(s.arena)-len(s.arena) < n {
+			s.arena = make([]byte, 0, arenaSize)
+		}
+		l := len(s.arena)
+		s.msg = s.arena[l : l : l+n]
+		s.arena = s.arena[:l+n]
+		return
+	}
+	s.msg = slices.Grow(s.msg, n)
 }
 
 // payload follows payload bytes of the current frame.
