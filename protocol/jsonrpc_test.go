@@ -142,3 +142,60 @@ func FuzzJSONRPC(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONRPCOverHTTP: JSON-RPC 2.0 over HTTP as MCP's streamable HTTP
+// transport carries it: a POST body is the client's message, the answer is
+// an application/json body or server-sent events, and ids are matched across
+// the exchanges of one session. Other HTTP bodies are not taken for
+// JSON-RPC.
+func TestJSONRPCOverHTTP(t *testing.T) {
+	d := protocol.NewHTTPDecoder()
+	var got []string
+	emit := func(ev *protocol.Event) {
+		if ev.Protocol != protocol.JSONRPC {
+			return
+		}
+		s := fmt.Sprintf("%d %s %s %s id=%s", ev.Seq, ev.Conn, ev.Dir, ev.Kind, ev.ID)
+		if ev.Call != nil {
+			s += " " + ev.Call.Method + " " + string(ev.Call.Outcome)
+		}
+		got = append(got, s)
+	}
+	seq := uint64(0)
+	exchange := func(conn, session, reqBody, ctype, resBody string) {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if session != "" {
+			h.Set("Mcp-Session-Id", session)
+		}
+		for _, ev := range []bundle.Event{
+			{Kind: bundle.KindHTTPRequest, Conn: conn, Method: "POST", URL: "/mcp", Header: h},
+			{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(reqBody))},
+			{Kind: bundle.KindHTTPResponse, Conn: conn, Status: 200, Header: http.Header{"Content-Type": {ctype}}},
+			{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(resBody))},
+			{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(resBody))},
+		} {
+			seq++
+			ev.Seq = seq
+			d.Feed(&ev, emit)
+		}
+	}
+	exchange("h1", "", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	exchange("h2", "s1", `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`, "text/event-stream",
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+	exchange("h3", "s1", `{"jsonrpc":"2.0","id":3,"method":"x"}`, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n")
+	exchange("h4", "", `{"error":"not JSON-RPC","threadId":"t"}`, "application/json", `{"error":"nope"}`)
+	d.Stop(&bundle.Event{Seq: 99}, "the bundle ended", emit)
+	want := []string{
+		"3 http:/mcp c2s request id=1 initialize open",
+		"5 http:/mcp s2c response id=1 initialize success",
+		"8 http:s1 c2s request id=2 tools/call open",
+		"9 http:s1 s2c notification id=",
+		"9 http:s1 s2c response id=2 tools/call success",
+		"13 http:s1 c2s request id=3 x open",
+		"14 http:s1 s2c response id=9",
+		"99 http:s1  end id=3 x unknown",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("JSON-RPC events (-want +got):\n%s", diff)
+	}
+}
