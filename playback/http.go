@@ -45,7 +45,15 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	summary := r.Method + " " + r.URL.RequestURI()
 
 	p.ids.mu.Lock()
-	i, repeated := p.pick(p.httpReqs, p.httpPlayed, &live, nil)
+	i, repeated := -1, false
+	if cands := p.httpIndex.candidates(&live); cands != nil {
+		i, repeated = p.pick(p.httpReqs, p.httpPlayed, &live, cands)
+	}
+	if i < 0 {
+		// The index only narrows: what it does not find is looked for
+		// everywhere before it is a miss.
+		i, repeated = p.pick(p.httpReqs, p.httpPlayed, &live, nil)
+	}
 	var miss Miss
 	if i < 0 {
 		miss = p.closest("http exchange", p.httpReqs, p.httpPlayed, func(i int) (uint64, string) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,5 +241,25 @@ func TestCompressedBodyServedDecoded(t *testing.T) {
 	enc, body := get(srv.URL + "/z")
 	if enc != "" || body != text {
 		t.Errorf("served Content-Encoding %q body %q, want identity %q", enc, body, text)
+	}
+}
+
+func TestShapeIndex(t *testing.T) {
+	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
+	recs := []request{
+		newRequest("GET", u("/items/0f8fad5b-d9cb-469f-a165-70867728950e"), nil, ""),
+		newRequest("GET", u("/items/0f8fad5b-d9cb-469f-a165-70867728950e/x"), nil, ""),
+		newRequest("POST", u("/items"), nil, ""),
+		newRequest("GET", u("/a/[REDACTED]"), nil, ""),
+		newRequest("GET", u("/items/7c9e6679-7425-40de-944b-e07fc1f90ae7?q=1"), nil, ""),
+	}
+	x := newShapeIndex(recs)
+	live := newRequest("GET", u("/items/"+t3.NewUUID()), nil, "")
+	if got := x.candidates(&live); !slices.Equal(got, []int{0, 3, 4}) {
+		t.Errorf("candidates = %v, want [0 3 4] (the same shape, and the path with a credential)", got)
+	}
+	other := newRequest("DELETE", u("/nothing"), nil, "")
+	if got := x.candidates(&other); got != nil {
+		t.Errorf("candidates of an unknown shape = %v, want nil (everything is tried)", got)
 	}
 }

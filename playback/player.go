@@ -3,9 +3,13 @@ package playback
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/internal/scrub"
 )
 
 // Options configure a Player. A nil *Options means the defaults.
@@ -34,6 +38,7 @@ type Player struct {
 	ids        *idMap
 	httpReqs   []request
 	httpPlayed []bool
+	httpIndex  *shapeIndex
 	wsReqs     []request
 	wsPlayed   []bool
 	scripts    []*script // per recorded conn, made when first matched
@@ -64,6 +69,7 @@ func New(rec *Recording, opts *Options) *Player {
 		p.httpReqs = append(p.httpReqs, newRequest(x.Method, x.URL, x.Body, x.Header.Get("Content-Type")))
 	}
 	p.httpPlayed = make([]bool, len(rec.Exchanges))
+	p.httpIndex = newShapeIndex(p.httpReqs)
 	for _, c := range rec.Conns {
 		p.wsReqs = append(p.wsReqs, newRequest(http.MethodGet, c.URL, nil, ""))
 	}
@@ -180,11 +186,23 @@ func (p *Player) isClosed() bool {
 }
 
 // pick chooses the recorded request a live one plays: the first unplayed
-// match in recorded order, else (repeated) the last played match. The
-// caller holds p.ids.mu.
-func (p *Player) pick(recs []request, played []bool, live *request, ok func(i int) bool) (idx int, repeated bool) {
-	for i := range recs {
-		if played[i] || (ok != nil && !ok(i)) {
+// match in recorded order, else (repeated) the last played match. Only the
+// indices in cands (ascending) are tried; nil means all. The caller holds
+// p.ids.mu.
+func (p *Player) pick(recs []request, played []bool, live *request, cands []int) (idx int, repeated bool) {
+	n := len(recs)
+	if cands != nil {
+		n = len(cands)
+	}
+	at := func(k int) int {
+		if cands != nil {
+			return cands[k]
+		}
+		return k
+	}
+	for k := range n {
+		i := at(k)
+		if played[i] {
 			continue
 		}
 		if b := p.ids.begin(); b.unifyRequest(&recs[i], live) {
@@ -193,8 +211,9 @@ func (p *Player) pick(recs []request, played []bool, live *request, ok func(i in
 			return i, false
 		}
 	}
-	for i := len(recs) - 1; i >= 0; i-- {
-		if !played[i] || (ok != nil && !ok(i)) {
+	for k := n - 1; k >= 0; k-- {
+		i := at(k)
+		if !played[i] {
 			continue
 		}
 		if b := p.ids.begin(); b.unifyRequest(&recs[i], live) {
@@ -203,6 +222,60 @@ func (p *Player) pick(recs []request, played []bool, live *request, ok func(i in
 		}
 	}
 	return -1, false
+}
+
+// shapeIndex narrows the recorded HTTP requests a live one is tried against
+// to those of its method and path shape (ids, ports and times blanked), so
+// a long recording is not scanned whole for every request. A recorded path
+// holding a credential ([REDACTED]) matches any shape and is always tried.
+type shapeIndex struct {
+	byShape map[string][]int
+	always  []int
+}
+
+func newShapeIndex(recs []request) *shapeIndex {
+	x := &shapeIndex{byShape: map[string][]int{}}
+	for i := range recs {
+		if pathHasWildcard(recs[i].Path) {
+			x.always = append(x.always, i)
+			continue
+		}
+		k := shape(&recs[i])
+		x.byShape[k] = append(x.byShape[k], i)
+	}
+	return x
+}
+
+// candidates are the indices worth trying for live, ascending; nil when
+// the shape is unknown (then everything is tried).
+func (x *shapeIndex) candidates(live *request) []int {
+	c := x.byShape[shape(live)]
+	if len(c) == 0 {
+		return nil
+	}
+	if len(x.always) == 0 {
+		return c
+	}
+	return slices.Sorted(slices.Values(append(slices.Clone(c), x.always...)))
+}
+
+func shape(r *request) string {
+	var b strings.Builder
+	b.WriteString(r.Method)
+	for _, seg := range r.Path {
+		b.WriteByte('/')
+		b.WriteString(scrub.Time.ReplaceAllString(scrub.Text(seg.(string), ""), "<TIME>"))
+	}
+	return b.String()
+}
+
+func pathHasWildcard(path []any) bool {
+	for _, seg := range path {
+		if strings.Contains(seg.(string), redacted) {
+			return true
+		}
+	}
+	return false
 }
 
 // closest finds the recorded request most like live and explains the
