@@ -1,6 +1,7 @@
 package playback
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -128,6 +129,22 @@ func TestJSONRPC(t *testing.T) {
 		_, recGap, c = driveJSONRPC(t, base, [2]string{`1`, `2`}, recSession)
 		c.Close(websocket.StatusNormalClosure, "")
 	})
+	// The gap to reproduce is the recorded one, between the subscribe's
+	// answer and the tick as the proxy saw them.
+	rec, err := Load(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answerT, tickT int64
+	for _, f := range rec.Conns[0].Frames {
+		switch {
+		case bytes.Contains(f.Data, []byte(`"subscribed"`)):
+			answerT = f.T
+		case bytes.Contains(f.Data, []byte(`"tick"`)):
+			tickT = f.T
+		}
+	}
+	recGap = time.Duration(tickT - answerT)
 	srv := startPlayback(t, path, nil) // recorded timing
 	session := t3.NewUUID()
 	sum, gap, c := driveJSONRPC(t, srv.URL, [2]string{`"a"`, `"b"`}, session)
