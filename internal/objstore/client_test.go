@@ -251,3 +251,35 @@ func mustParse(t *testing.T, s string) objstore.URL {
 	}
 	return u
 }
+
+// TestSharedCredentialsFile: with no key in the environment, the profile's
+// keys in the shared credentials file are used, and a profile without the
+// right ones is refused.
+func TestSharedCredentialsFile(t *testing.T) {
+	_, prefix := s3test.Prefix(t)
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	file := writeFile(t, t.TempDir(), "credentials", []byte(
+		"[default]\naws_access_key_id = "+id+"\naws_secret_access_key = wrong-"+secret+"\n\n"+
+			"[ci]\naws_access_key_id = "+id+"\naws_secret_access_key = "+secret+"\n"))
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	for profile, ok := range map[string]bool{"ci": true, "default": false} {
+		t.Setenv("AWS_PROFILE", profile)
+		c, err := objstore.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.CheckBucket(t.Context(), prefix.Bucket)
+		if ok && err != nil {
+			t.Errorf("profile %s: %v", profile, err)
+		}
+		if !ok && !objstore.IsAuth(err) {
+			t.Errorf("profile %s: err = %v, want refused credentials", profile, err)
+		}
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("profile %s: the error shows the secret", profile)
+		}
+	}
+}
