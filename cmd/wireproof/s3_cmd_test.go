@@ -179,7 +179,7 @@ func TestS3KeepFailed(t *testing.T) {
 	sp := t.TempDir()
 	passing, failing := prefix.Join("passing/"), prefix.Join("failing/")
 	code, stdout, stderr := s3Run(t, sp, nil, "verify", "--scenario", "idle", "--keep", "failed", "--out", passing.String())
-	if code != exitOK || !strings.Contains(stdout, "Not kept (--keep failed): 1 passing run(s)") {
+	if code != exitOK || !strings.Contains(stdout, "Not kept (--keep failed): 1 passing run(s)") || !strings.Contains(stdout, passing.Join("idle-1.zst").String()+" (not kept: passed)") {
 		t.Fatalf("passing run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if keys := keysUnder(t, c, passing); len(keys) != 0 {

@@ -120,13 +120,17 @@ func (out *verifyOutput) finish(ctx context.Context, interrupted bool, stdout io
 // shown is how a path under the output is named: its s3:// URL once
 // uploaded, and marked when --keep failed removed it.
 func (out *verifyOutput) shown(path string) string {
-	if path == "" {
-		return path
-	}
+	name := out.located(path)
 	if out.removed[path] {
-		return path + " (not kept: passed)"
+		name += " (not kept: passed)"
 	}
-	if out.remote == nil || out.kept {
+	return name
+}
+
+// located is where a path under the output ends up: its s3:// URL once
+// uploaded, else the path.
+func (out *verifyOutput) located(path string) string {
+	if path == "" || out.remote == nil || out.kept {
 		return path
 	}
 	rel, err := filepath.Rel(out.dir, path)
