@@ -290,6 +290,20 @@ func TestBrowserBundle(t *testing.T) {
 		t.Errorf("call details title %q", method)
 	}
 	br.screenshot("call")
+
+	// Clicking a call's span on the waterfall shows it too: the subscription.
+	pos := eval[[]float64](br, `(() => {
+		const wf = document.getElementById("waterfall").waterfall;
+		const c = wf.ix.calls.find((c) => c.method === "orchestration.subscribeThread");
+		const p = wf.spanRect(c.index);
+		return [p.x, p.y, c.index];
+	})()`)
+	br.run(chromedp.MouseClickXY(pos[0], pos[1]))
+	br.waitJS("the subscription's details", fmt.Sprintf(`!!document.querySelector('#detail-call[data-call="%d"][data-loaded="yes"] #call-payload .jt')`, int(pos[2])))
+	title := eval[string](br, `document.querySelector("#detail-call .detail-title").textContent`)
+	if !strings.Contains(title, "orchestration.subscribeThread") || !strings.Contains(title, "interrupted") {
+		t.Errorf("waterfall click shows %q", title)
+	}
 }
 
 func TestBrowserProjection(t *testing.T) {

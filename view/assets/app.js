@@ -705,6 +705,7 @@ class Waterfall {
       h("button", { text: "fit", title: "show the whole run (double-click)", onclick: () => this.fit() }));
     this.el = h("div", { class: "waterfall" }, tools, this.canvas);
     this.hits = [];
+    this.canvas.waterfall = this; // for scripts and tests: spanRect finds where a call is drawn
   }
 
   // layout packs spans into rows: one lane per channel, spans that overlap
@@ -811,6 +812,14 @@ class Waterfall {
       case "obs": return `observation ${hit.i + 1} @${hit.o.seq} (${hit.o.source})\n${hit.o.changes.join("\n")}`;
     }
     return "";
+  }
+
+  // spanRect is where the call with this index is drawn, in client
+  // coordinates, or null when it is out of view.
+  spanRect(callIndex) {
+    const r = this.canvas.getBoundingClientRect();
+    const hit = this.hits.find((x) => x.item.type === "call" && x.item.c.index === callIndex);
+    return hit ? { x: r.left + (hit.x0 + hit.x1) / 2, y: r.top + (hit.y0 + hit.y1) / 2 } : null;
   }
 
   plotW() { return Math.max(50, this.canvas.clientWidth - this.labelW - 8); }
