@@ -507,3 +507,29 @@ func TestCacheBounded(t *testing.T) {
 		t.Errorf("%d bundles open, want 2", s.lru.Len())
 	}
 }
+
+// TestOpenAgreesWithReplay: the one pass that opens a bundle for its page
+// reaches the verdict `wireproof replay` reaches, for every golden bundle.
+func TestOpenAgreesWithReplay(t *testing.T) {
+	srcs, err := Resolve([]string{goldenLive, goldenSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range srcs {
+		want, werr := replay.ReplayFile(context.Background(), src.Path, nil)
+		an, ix, err := read(context.Background(), src.Path)
+		if (err != nil) != (werr != nil) {
+			t.Errorf("%s: read error %v, replay error %v", src.Name, err, werr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if d := cmp.Diff(want, an.Result); d != "" {
+			t.Errorf("%s: the viewer's replay differs from wireproof replay's (-replay +view):\n%s", src.Name, d)
+		}
+		if uint64(len(ix.Events)) != want.Events {
+			t.Errorf("%s: %d events indexed, replay read %d", src.Name, len(ix.Events), want.Events)
+		}
+	}
+}

@@ -4,9 +4,10 @@
 // details of any event or RPC call, the parent thread's projection at any
 // moment) and two bundles' stories side by side.
 //
-// Every verdict it shows comes from replay.ReplayFile, the code path of
-// `wireproof replay`, and every story diff from triage.Diff, so the viewer
-// never tells a different story than the CLI.
+// Every verdict it shows comes from the code path of `wireproof replay`
+// (replay.ReplayFile for corpus rows; a replay.Session fed by the same read
+// that indexes a bundle for its page), and every story diff from
+// triage.Diff, so the viewer never tells a different story than the CLI.
 //
 // # JSON API
 //

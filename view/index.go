@@ -1,7 +1,6 @@
 package view
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,34 +158,23 @@ func bodyKinds(k bundle.Kind) bool {
 	return false
 }
 
-// buildIndex reads the bundle at path once.
-func buildIndex(ctx context.Context, path string) (*Index, error) {
-	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool { return !bodyKinds(k) }})
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
+func newIndexer(h bundle.Header) *indexer {
 	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*replay.Call]int32{},
 		procs: map[string]int{}, kinds: map[string]bool{}, conns: map[string]bool{}, methods: map[string]bool{}}
 	x.corr = replay.NewCorrelator(x.onRPC)
-	h := r.Header()
 	x.add(&bundle.Event{Kind: bundle.KindHeader}, "recording started: "+h.Tool)
-	last := bundle.Event{}
-	err = each(ctx, r, func(ev *bundle.Event) bool {
-		x.add(ev, "")
-		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
+	return x
+}
+
+// finish ends the calls still open at last, the bundle's last event.
+func (x *indexer) finish(last *bundle.Event, r *bundle.Reader) *Index {
 	x.cur = nil
-	x.corr.End(&last)
+	x.corr.End(last)
 	ix := x.ix
 	ix.LastT = last.T
 	ix.Truncated, ix.TruncatedReason = r.Truncated(), r.TruncatedReason()
 	ix.Kinds, ix.Conns, ix.Methods = sortedSet(x.kinds), sortedSet(x.conns), sortedSet(x.methods)
-	return ix, nil
+	return ix
 }
 
 func sortedSet(m map[string]bool) []string {

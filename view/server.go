@@ -162,18 +162,7 @@ func (s *Server) bundle(id string) (*opened, error) {
 }
 
 func (o *opened) load(ctx context.Context) {
-	var wg sync.WaitGroup
-	var ixErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o.ix, ixErr = buildIndex(ctx, o.src.Path)
-	}()
-	o.an, o.err = analyze(ctx, o.src.Path)
-	wg.Wait()
-	if o.err == nil {
-		o.err = ixErr
-	}
+	o.an, o.ix, o.err = read(ctx, o.src.Path)
 	if o.err != nil {
 		return
 	}

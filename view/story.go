@@ -1,7 +1,6 @@
 package view
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -80,19 +79,6 @@ type Analysis struct {
 	States       []ThreadState
 	Observations []Observation
 	key          string
-}
-
-// analyze replays the bundle at path through replay.ReplayFile, the code path
-// of `wireproof replay`, watching the observations the checks see. Memory:
-// one ThreadState per distinct state, not per observation.
-func analyze(ctx context.Context, path string) (*Analysis, error) {
-	a := &Analysis{}
-	res, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: &replay.EngineOptions{OnObservation: a.observe}})
-	if err != nil {
-		return nil, err
-	}
-	a.Result = res
-	return a, nil
 }
 
 func (a *Analysis) observe(o replay.Observation) {
