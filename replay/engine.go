@@ -542,7 +542,11 @@ func (e *Engine) proc(ev *bundle.Event) {
 	case bundle.KindProcStart:
 		e.serverSignalled, e.serverReady = false, false
 	case bundle.KindProcSignal:
-		e.serverSignalled = true
+		// The SIGKILL to what is left of the process group (its provider
+		// processes) after the server died is cleanup, not a request to stop.
+		if !groupSignal(ev) {
+			e.serverSignalled = true
+		}
 	case bundle.KindProcReady:
 		e.serverReady = true
 		if e.phase == PhaseRestart && e.restartStage == restartWaitReady {
@@ -574,4 +578,13 @@ func (e *Engine) keepError(seq uint64, conn string, err error, raw []byte) {
 	if len(e.decodeErrors) < e.maxErrs {
 		e.decodeErrors = append(e.decodeErrors, DecodeError{Seq: seq, Conn: conn, Err: err.Error(), Raw: clip(raw, 256)})
 	}
+}
+
+// groupSignal reports a signal sent to the rest of a process's group
+// (record.Process marks it {"group":true}).
+func groupSignal(ev *bundle.Event) bool {
+	var a struct {
+		Group bool `json:"group"`
+	}
+	return len(ev.Attrs) > 0 && json.Unmarshal(ev.Attrs, &a) == nil && a.Group
 }

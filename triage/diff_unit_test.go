@@ -144,6 +144,6 @@ func ExampleDiff() {
 	// Output:
 	// same story: false
 	// B failed: single-notification
-	// parted at A#3 (seq 44) / B#3 (seq 56)
+	// parted at A#4 (seq 107) / B#4 (seq 96)
 	// +   notification
 }

@@ -19,8 +19,12 @@ func ExampleBuildHAR() {
 		fmt.Println(e.Request.Method, e.Request.URL, e.Response.Status, len(e.WSMessages))
 	}
 	// Output:
-	// POST http://127.0.0.1:43563/oauth/token 200 0
-	// POST http://127.0.0.1:43563/api/projects/mutate 200 0
-	// POST http://127.0.0.1:43563/api/auth/websocket-ticket 200 0
-	// GET ws://127.0.0.1:43563/ws?orchestrationProtocol=2&wsTicket=[REDACTED] 101 40
+	// POST http://127.0.0.1:38325/oauth/token 200 0
+	// POST http://127.0.0.1:38325/api/projects/mutate 200 0
+	// POST http://127.0.0.1:38325/api/auth/websocket-ticket 200 0
+	// GET ws://127.0.0.1:38325/ws?orchestrationProtocol=2&wsTicket=[REDACTED] 101 60
+	// POST http://127.0.0.1:38325/mcp 200 0
+	// POST http://127.0.0.1:38325/mcp 200 0
+	// POST http://127.0.0.1:38325/mcp 200 0
+	// POST http://127.0.0.1:38325/mcp 200 0
 }

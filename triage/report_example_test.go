@@ -18,7 +18,7 @@ func ExampleWriteReport() {
 	if err := triage.WriteReport(&page, tl, nil); err != nil {
 		panic(err)
 	}
-	fmt.Println(strings.Contains(page.String(), `<tr id="seq-68" class="fail">`))
+	fmt.Println(strings.Contains(page.String(), `<tr id="seq-138" class="fail">`))
 	// Output:
 	// true
 }

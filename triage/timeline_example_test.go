@@ -18,7 +18,7 @@ func ExampleLoad() {
 	c := tl.Calls[0]
 	fmt.Println("first call:", c.Method, c.Outcome, "seq", c.StartSeq, "to", c.EndSeq)
 	// Output:
-	// verdict: failed single-notification at seq 68
+	// verdict: failed single-notification at seq 138
 	// reproduced: true
-	// first call: orchestration.launchThread success seq 27 to 29
+	// first call: orchestration.launchThread success seq 27 to 44
 }

@@ -69,9 +69,9 @@ func TestLoadLiveBundle(t *testing.T) {
 		ParentThread: tl.ParentThread, HaveParent: tl.LastParent != nil, Truncated: tl.Truncated,
 	}
 	want := summary{
-		HTTP: 3, WS: 1, Calls: 10, Marks: got.Marks, Artifacts: 1,
+		HTTP: 7, WS: 1, Calls: 15, Marks: got.Marks, Artifacts: 1,
 		Recorded: true, Reproduced: true, FailCheck: "single-notification",
-		ParentThread: "28080084-bf06-40e2-94ea-d4eefb867ca4", HaveParent: true,
+		ParentThread: "7755bcca-1abe-4043-ab9d-144e2b8d459b", HaveParent: true,
 	}
 	if got.Marks == 0 {
 		t.Error("no marks decoded")

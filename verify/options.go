@@ -57,9 +57,18 @@ type Options struct {
 	RepoDir string
 	// Hooks are called as the run progresses; nil means none.
 	Hooks *Hooks
-	// Executable is the wireproof binary used for the embedded fixture server
-	// and for suite children; empty means os.Executable().
+	// Executable is the wireproof binary used for the embedded fixture server,
+	// the scripted provider and suite children; empty means os.Executable().
 	Executable string
+	// ScriptedProvider puts an executable `claude` that runs `wireproof
+	// provider claude` first on the server's PATH, and writes its path as the
+	// providers.claudeAgent.binaryPath setting into the server's fresh home,
+	// so a real server (ServerCmd) runs its provider sessions against the
+	// scripted provider and needs no credentials. The embedded fixture
+	// server always starts the scripted provider itself. Whatever the
+	// setting, every scripted provider process of the run streams its stdio
+	// into the bundle and sends its MCP requests through the recording proxy.
+	ScriptedProvider bool
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.

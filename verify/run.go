@@ -124,6 +124,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				"serialization": opts.Serialization,
 				"iteration":     fmt.Sprint(opts.Iteration),
 				"port":          fmt.Sprint(port),
+
+				"scriptedProvider": fmt.Sprint(opts.ScriptedProvider),
 			},
 		},
 	}
@@ -141,11 +143,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	rec.Subscribe("checks", live)
 
+	if opts.ScriptedProvider {
+		exe, err := executable(opts)
+		if err == nil {
+			err = installScriptedProvider(filepath.Join(ws.dir, "bin"), ws.home, exe)
+		}
+		if err != nil {
+			rec.Close()
+			return nil, fmt.Errorf("installing the scripted provider: %w", err)
+		}
+	}
 	r := &run{
 		opts: opts, rec: rec, live: live, argv: argv, bootstrap: bootstrapJSON,
 		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
 		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
 		writer: w,
+	}
+	if opts.ScriptedProvider {
+		r.shimDir = filepath.Join(ws.dir, "bin")
 	}
 	if len(repo.Patch) > 0 {
 		r.emit(&bundle.Event{Kind: bundle.KindArtifact, Name: "working-tree.patch", Body: bundle.Text(repo.Patch),
@@ -207,14 +222,19 @@ func serverArgv(opts Options) ([]string, error) {
 	if strings.TrimSpace(opts.ServerCmd) != "" {
 		return append([]string{"sh", "-c", "exec " + opts.ServerCmd + ` "$@"`, "server"}, serverArgs...), nil
 	}
-	exe := opts.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("locating the embedded fixture server: %w", err)
-		}
+	exe, err := executable(opts)
+	if err != nil {
+		return nil, fmt.Errorf("locating the embedded fixture server: %w", err)
 	}
 	return append([]string{exe, "fixture"}, serverArgs...), nil
+}
+
+// executable is the wireproof binary: Options.Executable or this one.
+func executable(opts Options) (string, error) {
+	if opts.Executable != "" {
+		return filepath.Abs(opts.Executable)
+	}
+	return os.Executable()
 }
 
 // run is the state of one live run. Its methods run on the driver goroutine
@@ -232,6 +252,8 @@ type run struct {
 	origin         string
 	ws             *workspace
 	started        time.Time
+	env            []string // the server's environment (provider evidence, scripted provider)
+	shimDir        string   // holds the scripted `claude`, when asked for
 
 	mu     sync.Mutex
 	phase  string
@@ -334,6 +356,20 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 		proxy.Close(stopCtx)
 	}()
 
+	tap, err := startProviderTap(r.rec, r.secretLearned)
+	if err != nil {
+		r.mark(replay.MarkSetupFailed, map[string]string{"step": "provider-tap", "error": err.Error()})
+		return false
+	}
+	defer func() {
+		// Runs after the server is stopped: the provider processes' streams
+		// end with them; one that does not is cut after a moment.
+		stopCtx, cancel := context.WithTimeout(bg, 5*time.Second)
+		defer cancel()
+		tap.close(stopCtx)
+	}()
+	r.env = providerEnv(tap.URL(), proxy.URL, strings.TrimPrefix(r.origin, "http://"), r.shimDir)
+
 	defer func() {
 		if srv := r.currentServer(); srv != nil {
 			srv.Stop(bg)
@@ -432,6 +468,7 @@ func (r *run) startServer(ctx, bg context.Context) error {
 		Name:         "server",
 		Argv:         r.argv,
 		Dir:          r.ws.dir,
+		Env:          r.env,
 		ExtraFile:    r.bootstrap,
 		ReadyLine:    t3.ReadyLogLine,
 		ReadyTimeout: ReadyTimeout,

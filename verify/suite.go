@@ -98,6 +98,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 		"--iteration", fmt.Sprint(iteration),
 		"--timeout", fmt.Sprint(opts.Timeout.Seconds()),
 		"--provider", opts.Provider, "--model", opts.Model}
+	if opts.ScriptedProvider {
+		args = append(args, "--scripted-provider")
+	}
 	if opts.FailGate {
 		args = append(args, "--fail-gate")
 	}

@@ -200,10 +200,10 @@ func TestAPIBundle(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	f := b.Verdict.Failure
-	if f == nil || f.Check != "single-notification" || f.Seq != 68 || b.Row.Replay != Reproduced {
+	if f == nil || f.Check != "single-notification" || f.Seq != 138 || b.Row.Replay != Reproduced {
 		t.Fatalf("verdict %+v, row %+v", b.Verdict, b.Row)
 	}
-	if b.Events != 79 || b.Index.LastT <= 0 || len(b.Index.WS) != 1 || len(b.Index.HTTP) != 3 {
+	if b.Events != 151 || b.Index.LastT <= 0 || len(b.Index.WS) != 1 || len(b.Index.HTTP) != 7 {
 		t.Errorf("events %d, lastT %d, ws %d, http %d", b.Events, b.Index.LastT, len(b.Index.WS), len(b.Index.HTTP))
 	}
 	i := slices.IndexFunc(b.Index.Calls, func(c CallSpan) bool { return c.Method == "orchestration.launchThread" })
@@ -211,12 +211,19 @@ func TestAPIBundle(t *testing.T) {
 		t.Errorf("launchThread call: %+v", b.Index.Calls)
 	}
 	// The observations are the engine's, up to the deciding one.
-	if len(b.Observations) == 0 || b.Observations[len(b.Observations)-1].Seq != 68 {
+	if len(b.Observations) == 0 || b.Observations[len(b.Observations)-1].Seq != 138 {
 		t.Fatalf("observations %+v", b.Observations)
 	}
+	// The provider reads task_status (the acknowledgement), then answers and
+	// ends its run: the deciding observation is the run's end.
 	last := b.Observations[len(b.Observations)-1]
-	if !slices.ContainsFunc(last.Changes, func(c string) bool { return strings.Contains(c, "delivery delivered → acknowledged") }) {
+	if !slices.ContainsFunc(last.Changes, func(c string) bool { return strings.Contains(c, "running → completed") }) {
 		t.Errorf("last changes %q", last.Changes)
+	}
+	if !slices.ContainsFunc(b.Observations, func(o Observation) bool {
+		return slices.ContainsFunc(o.Changes, func(c string) bool { return strings.Contains(c, "delivery delivered → acknowledged") })
+	}) {
+		t.Errorf("no observation shows the acknowledgement: %+v", b.Observations)
 	}
 	if code := getJSON(t, ts.URL+"/api/bundle/nope", nil); code != 404 {
 		t.Errorf("unknown bundle: %d", code)
@@ -235,7 +242,7 @@ func TestAPIEvents(t *testing.T) {
 		return r
 	}
 	all := get("?limit=1000")
-	if all.Total != 79 || all.Matched != 79 || len(all.Events) != 79 || all.At != -1 {
+	if all.Total != 151 || all.Matched != 151 || len(all.Events) != 151 || all.At != -1 {
 		t.Fatalf("all: total %d matched %d len %d at %d", all.Total, all.Matched, len(all.Events), all.At)
 	}
 	for i, e := range all.Events {
@@ -247,8 +254,8 @@ func TestAPIEvents(t *testing.T) {
 	if w.From != 10 || len(w.Events) != 5 || w.Events[0].Seq != 10 {
 		t.Errorf("window: %+v", w)
 	}
-	a := get("?around=68&limit=10")
-	if a.At != 68 || a.From != 63 || a.Events[a.At-a.From].Seq != 68 {
+	a := get("?around=138&limit=10")
+	if a.At != 138 || a.From != 133 || a.Events[a.At-a.From].Seq != 138 {
 		t.Errorf("around: at %d from %d", a.At, a.From)
 	}
 	tests := []struct {
@@ -276,8 +283,8 @@ func TestAPIEvents(t *testing.T) {
 		}
 	}
 	// around with a filter finds the first matching event at or after the seq.
-	r := get("?kind=proc&around=68")
-	if r.At < 0 || r.Events[r.At-r.From].Seq < 68 || r.Events[r.At-r.From].Kind[:5] != "proc." {
+	r := get("?kind=proc&around=138")
+	if r.At < 0 || r.Events[r.At-r.From].Seq < 138 || r.Events[r.At-r.From].Kind[:5] != "proc." {
 		t.Errorf("filtered around: %+v", r)
 	}
 	for _, q := range []string{"?from=x", "?limit=-1", "?around=x"} {
@@ -310,7 +317,7 @@ func TestAPIEventDetail(t *testing.T) {
 	if h.Kind != "header" || !strings.Contains(string(h.Body.JSON), `"scenario":"idle"`) {
 		t.Errorf("header: %+v", h)
 	}
-	for _, seq := range []string{"79", "x", "-1"} {
+	for _, seq := range []string{"151", "x", "-1"} {
 		if code := getJSON(t, base+seq, nil); code != 404 {
 			t.Errorf("seq %s: status %d", seq, code)
 		}
@@ -381,7 +388,7 @@ func TestAPIProjection(t *testing.T) {
 	}
 	var at ProjectionResponse
 	getJSON(t, base+"?seq=1000", &at)
-	if at.Observation == nil || at.Observation.Seq != 68 || at.Previous == nil {
+	if at.Observation == nil || at.Observation.Seq != 138 || at.Previous == nil {
 		t.Fatalf("last: %+v", at)
 	}
 	if len(at.State.Runs) != 2 || at.State.Runs[1].Status != "completed" || at.Previous.Runs[1].Status != "running" {
@@ -398,9 +405,9 @@ func TestAPIProjection(t *testing.T) {
 	}
 	// The moment between two observations is the earlier one.
 	var mid ProjectionResponse
-	getJSON(t, base+"?seq=67", &mid)
+	getJSON(t, base+"?seq=137", &mid)
 	if mid.Index != at.Index-1 {
-		t.Errorf("seq 67 shows observation %d, want %d", mid.Index, at.Index-1)
+		t.Errorf("seq 137 shows observation %d, want %d", mid.Index, at.Index-1)
 	}
 	for _, q := range []string{"", "?obs=99", "?seq=x"} {
 		if code := getJSON(t, base+q, nil); code != 400 && code != 404 {

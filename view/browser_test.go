@@ -255,25 +255,25 @@ func openLive(t *testing.T, page string) *browser {
 
 func TestBrowserBundle(t *testing.T) {
 	br := openLive(t, "/b/idle-duplicate-notification")
-	// The failing event (seq 68, single-notification) is selected, highlighted
+	// The failing event (seq 138, single-notification) is selected, highlighted
 	// and inside the list's visible area when the page opens.
 	br.waitJS("the failing row", `!!document.querySelector("#events .row.failing.selected")`)
 	seq := eval[string](br, `document.querySelector("#events .row.failing.selected").dataset.seq`)
-	if seq != "68" {
-		t.Fatalf("the highlighted row is seq %s, want the failing event 68", seq)
+	if seq != "138" {
+		t.Fatalf("the highlighted row is seq %s, want the failing event 138", seq)
 	}
 	inView := eval[bool](br, `(() => { const r = document.querySelector("#events .row.failing").getBoundingClientRect(), l = document.getElementById("events").getBoundingClientRect(); return r.top >= l.top && r.bottom <= l.bottom; })()`)
 	if !inView {
 		t.Error("the failing row is not in the visible part of the list")
 	}
-	br.waitJS("its details", `!!document.querySelector('#detail-event[data-seq="68"] .jt')`)
+	br.waitJS("its details", `!!document.querySelector('#detail-event[data-seq="138"] .jt')`)
 	br.screenshot("bundle")
 
 	// Filters narrow the list: kind=http leaves only http events.
 	br.setSelect("ev-kind", "http")
 	br.waitJS("only http rows", `document.getElementById("events").dataset.filter === "kind=http" && (() => { const rows = [...document.querySelectorAll("#events .row")]; return rows.length > 0 && rows.every(r => r.querySelector(".kind").textContent.startsWith("http.")); })()`)
 	count := eval[string](br, `document.getElementById("ev-count").textContent`)
-	if !strings.Contains(count, " of 79 events") {
+	if !strings.Contains(count, " of 151 events") {
 		t.Errorf("count after filtering: %q", count)
 	}
 	br.setSelect("ev-kind", "")

@@ -31,7 +31,8 @@ var cmdFixture = &cobra.Command{
 	Use:   "fixture",
 	Short: "Run the embedded T3-compatible fixture server",
 	Long: `fixture runs wireproof's fixture server: a T3-compatible orchestration server
-with scripted fake providers and SQLite persistence. It stands where the real T3
+that runs its provider sessions on the scripted provider ('wireproof provider
+claude', one process per session) and keeps its state in SQLite. It stands where the real T3
 server stands, so 'wireproof verify' needs no provider credentials.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
@@ -154,9 +155,13 @@ func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) er
 
 func runFixtureFaults(_ context.Context, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FAULT\tTRIPS\tWHAT IT DOES")
+	fmt.Fprintln(tw, "FAULT\tOF\tTRIPS\tWHAT IT DOES")
 	for _, f := range fixtures.Faults {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Check, f.Description)
+		of := "server"
+		if f.Provider {
+			of = "provider"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, of, f.Check, f.Description)
 	}
 	return tw.Flush()
 }

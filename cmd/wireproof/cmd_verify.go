@@ -25,6 +25,7 @@ type verifyOptions struct {
 	provider  string
 	model     string
 	failGate  bool
+	scripted  bool
 	fault     string
 	serial    string
 	out       string
@@ -77,6 +78,7 @@ func init() {
 	f.StringVar(&verifyOpts.provider, "provider", verify.DefaultProvider, "provider instance id")
 	f.StringVar(&verifyOpts.model, "model", verify.DefaultModel, "model name")
 	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
+	f.BoolVar(&verifyOpts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
 	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
 	f.StringVar(&verifyOpts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
 	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
@@ -112,19 +114,21 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	}
 	defer out.release()
 	opts := verify.Options{
-		ServerCmd:     o.serverCmd,
-		Scenario:      o.scenario,
-		Repeat:        o.repeat,
-		Timeout:       time.Duration(o.timeout * float64(time.Second)),
-		Provider:      o.provider,
-		Model:         o.model,
-		FailGate:      o.failGate,
-		Fault:         o.fault,
-		Serialization: o.serial,
-		OutDir:        out.dir,
-		Iteration:     o.iteration,
-		KeepWorkspace: o.keep,
-		Stdout:        stdout,
+		ServerCmd: o.serverCmd,
+		Scenario:  o.scenario,
+		Repeat:    o.repeat,
+		Timeout:   time.Duration(o.timeout * float64(time.Second)),
+		Provider:  o.provider,
+		Model:     o.model,
+		FailGate:  o.failGate,
+		Fault:     o.fault,
+
+		ScriptedProvider: o.scripted,
+		Serialization:    o.serial,
+		OutDir:           out.dir,
+		Iteration:        o.iteration,
+		KeepWorkspace:    o.keep,
+		Stdout:           stdout,
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Status = stderr

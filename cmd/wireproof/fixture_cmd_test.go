@@ -122,7 +122,7 @@ func TestFixtureStartServesAndStopsOnSIGTERM(t *testing.T) {
 	var launched t3.LaunchResult
 	if err := rpc.Call(ctx, t3.MethodLaunchThread, map[string]any{
 		"commandId": "c1", "threadId": threadID, "projectId": "p1", "title": "t",
-		"modelSelection": map[string]string{"instanceId": "codex", "model": "m"},
+		"modelSelection": map[string]string{"instanceId": "claudeAgent", "model": "m"},
 		"initialMessage": map[string]any{"text": "Say hello.", "attachments": []any{}},
 	}, &launched); err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func TestReportCommand(t *testing.T) {
 		stderr  string
 		content string // the report must contain
 	}{
-		{"default output beside the bundle", []string{"report", failing}, exitOK, strings.TrimSuffix(failing, ".zst") + ".html", "", `<tr id="seq-68" class="fail">`},
+		{"default output beside the bundle", []string{"report", failing}, exitOK, strings.TrimSuffix(failing, ".zst") + ".html", "", `<tr id="seq-138" class="fail">`},
 		{"-o", []string{"report", "-o", explicit, failing}, exitOK, explicit, "", "single-notification"},
 		{"truncated", []string{"report", trunc}, exitOK, strings.TrimSuffix(trunc, ".zst") + ".html", "truncated", `id="truncated"`},
 		{"unreadable", []string{"report", "-o", explicit + ".bad", notABundle(t)}, exitUnreadable, "", "not a wireproof bundle", ""},

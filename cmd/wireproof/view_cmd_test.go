@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	fixturecorpus "github.com/wireproof/wireproof/fixtures/corpus"
 )
 
 // TestViewServesAndStopsOnSIGINT runs `wireproof view` as a user does: it
@@ -19,8 +21,8 @@ func TestViewServesAndStopsOnSIGINT(t *testing.T) {
 	corpus := filepath.Join("..", "..", "fixtures", "golden", "live")
 	cmd, u, stderr := startView(t, nil, corpus, notABundle(t))
 	c := viewCorpus(t, u)
-	// The 19 live bundles and the file that is not a bundle, shown as unreadable.
-	if len(c.Bundles) != 20 || c.Bundles[19].Status != "unreadable" {
+	// The live bundles and the file that is not a bundle, shown as unreadable.
+	if n := len(fixturecorpus.LiveCases()); len(c.Bundles) != n+1 || c.Bundles[n].Status != "unreadable" {
 		t.Errorf("bundles: %+v", c.Bundles)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

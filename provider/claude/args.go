@@ -34,7 +34,7 @@ type MCPServer struct {
 var boolFlags = map[string]bool{
 	"--verbose": true, "--strict-mcp-config": true, "--print": true, "-p": true,
 	"--include-partial-messages": true, "--continue": true, "-c": true,
-	"--dangerously-skip-permissions": true, "--fork-session": true,
+	"--dangerously-skip-permissions": true, "--allow-dangerously-skip-permissions": true, "--fork-session": true,
 	"--replay-user-messages": true, "--debug": true, "-d": true,
 	"--version": true, "-v": true,
 }
@@ -72,7 +72,7 @@ func ParseArgs(args []string) (Config, error) {
 			if err := c.addMCPConfig(value); err != nil {
 				return c, err
 			}
-		case "--verbose", "--strict-mcp-config", "--effort", "--allowedTools", "--allowed-tools", "--tools",
+		case "--verbose", "--strict-mcp-config", "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--effort", "--allowedTools", "--allowed-tools", "--tools",
 			"--permission-mode", "--setting-sources", "--permission-prompt-tool", "--max-thinking-tokens",
 			"--max-turns", "--append-system-prompt", "--system-prompt", "--disallowedTools", "--fallback-model",
 			"--add-dir", "--settings", "--agents", "--include-partial-messages":

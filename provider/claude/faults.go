@@ -17,16 +17,18 @@ const (
 
 // Provider fault modes: ways a provider process misbehaves on purpose.
 const (
-	// FaultGateFailurePropagated: the child reports the gate as failed
-	// (curl exit 22, HTTP 503) although the gate answered.
+	// FaultGateFailurePropagated: the background work (a child, or native's
+	// own background task) reports the gate as failed (curl exit 22, HTTP
+	// 503) although the gate answered.
 	FaultGateFailurePropagated = "gate-failure-propagated"
-	// FaultEarlyChildResult: the child answers a made-up result at once and
-	// never makes the gate request.
+	// FaultEarlyChildResult: the background work answers a made-up result at
+	// once and never makes the gate request.
 	FaultEarlyChildResult = "early-child-result"
 	// FaultStalledParent: the root provider hangs in its first turn.
 	FaultStalledParent = "stalled-parent"
 	// FaultCrashMidTurn: the root provider exits (code 1) in its first turn,
-	// right after delegating, without a result.
+	// right after delegating (native: after starting its background task),
+	// without a result.
 	FaultCrashMidTurn = "provider-crash-mid-turn"
 	// FaultMalformedLine: the child writes a line that is not JSON after the
 	// gate answered.

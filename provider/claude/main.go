@@ -32,7 +32,15 @@ func Main(args []string) int {
 // otherwise. Servers started in-process by tests then find their provider at
 // os.Args[0], as the fixture server finds it at its own executable.
 func HelperMain() {
+	helperInstalled = true
 	if len(os.Args) > 2 && os.Args[1] == "provider" && os.Args[2] == "claude" {
 		os.Exit(Main(os.Args[3:]))
 	}
 }
+
+var helperInstalled bool
+
+// HelperInstalled reports whether this process called HelperMain: a test
+// binary that did not must not be started as a provider (it would run its
+// tests again instead).
+func HelperInstalled() bool { return helperInstalled }

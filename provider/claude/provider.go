@@ -31,6 +31,8 @@ type Options struct {
 	TempDir string
 	// Pid is reported to the tap; 0 means os.Getpid().
 	Pid int
+	// Argv is the whole command line reported to the tap; nil means os.Args.
+	Argv []string
 }
 
 // ErrCrashed is returned by Run when the crash fault ended the process: the
@@ -77,7 +79,11 @@ func Run(ctx context.Context, args []string, opts *Options) error {
 		s.logf("ignoring arguments I do not know: %q", cfg.Unknown)
 	}
 	if u := o.Getenv(EnvTap); u != "" {
-		s.tap = newTapClient(u, o.HTTPClient, append([]string{"claude"}, args...), o.Pid, s.logf)
+		argv := o.Argv
+		if argv == nil {
+			argv = os.Args
+		}
+		s.tap = newTapClient(u, o.HTTPClient, argv, o.Pid, s.logf)
 	}
 	err = s.run(ctx)
 	code := 0
@@ -106,6 +112,7 @@ type session struct {
 	tmp    string // background task output files, made on first use
 
 	users chan string    // user turns, in order; closed at stdin's end
+	eof   chan struct{}  // closed at stdin's end
 	notes chan bgDone    // finished background tasks
 	bg    sync.WaitGroup // background tasks
 }
@@ -127,7 +134,7 @@ func newSession(cfg Config, o *Options) *session {
 	return &session{cfg: cfg, o: o, fault: o.Getenv(EnvFault), id: id, ack: true,
 		out:   bufio.NewWriter(o.Stdout),
 		tools: mcpTools{servers: cfg.MCPServers, hc: o.HTTPClient, proxy: o.Getenv(EnvMCPProxy), upstream: o.Getenv(EnvMCPUpstream)},
-		users: make(chan string, 16), notes: make(chan bgDone, 4)}
+		users: make(chan string, 16), notes: make(chan bgDone, 4), eof: make(chan struct{})}
 }
 
 func newID() string {
@@ -203,6 +210,7 @@ func (s *session) run(parent context.Context) error {
 
 // read handles stdin: control requests are answered, user turns queued.
 func (s *session) read(ctx context.Context) {
+	defer close(s.eof)
 	defer close(s.users)
 	sc := bufio.NewScanner(s.o.Stdin)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
@@ -349,7 +357,7 @@ func (s *session) bash(ctx context.Context, url string) (string, bool) {
 	id := s.toolUse("Bash", map[string]any{"command": cmd, "timeout": 600000, "description": "Fetch " + url})
 	if s.fault == FaultToolNeverReturns && !s.ack {
 		s.logf("fault %s: the Bash tool call never returns", s.fault)
-		<-ctx.Done()
+		s.hang(ctx)
 		return "", false
 	}
 	out, err := curl(ctx, s.o.HTTPClient, url)
@@ -364,6 +372,15 @@ func (s *session) bash(ctx context.Context, url string) (string, bool) {
 	return out, true
 }
 
+// hang blocks as a hung provider does, until SIGTERM or stdin's end: a
+// provider whose server is gone must not outlive it.
+func (s *session) hang(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.eof:
+	}
+}
+
 // turn plays one user turn.
 func (s *session) turn(ctx context.Context, text string) error {
 	start := time.Now()
@@ -375,14 +392,14 @@ func (s *session) turn(ctx context.Context, text string) error {
 	s.init(ctx)
 	if first && s.ack && s.fault == FaultStalledParent {
 		s.logf("fault %s: hanging in the first turn", s.fault)
-		<-ctx.Done()
+		s.hang(ctx)
 		return nil
 	}
 	switch {
 	case p.Scenario == "wake":
 		s.answerWake(ctx, p.TaskID, start)
 	case p.Native:
-		s.native(ctx, p, start)
+		return s.native(ctx, p, start)
 	case p.ChildTask != "":
 		return s.delegate(ctx, p, start)
 	case p.Scenario == "child" && p.GateURL != "":
@@ -490,22 +507,35 @@ func (s *session) fetchChild(ctx context.Context, p Plan, start time.Time) {
 }
 
 // native plays the native scenario: the provider's own background Bash task.
-func (s *session) native(ctx context.Context, p Plan, start time.Time) {
+func (s *session) native(ctx context.Context, p Plan, start time.Time) error {
 	cmd := "curl --fail --silent " + p.GateURL
 	toolID := s.toolUse("Bash", map[string]any{"command": cmd, "run_in_background": true, "description": "Fetch the gate in the background"})
 	taskID := "b" + strings.ReplaceAll(newID(), "-", "")[:8]
 	s.toolResult(toolID, "Command running in background with ID: "+taskID, false)
 	s.emit(Message{Type: TypeSystem, Subtype: SubtypeTaskStarted, TaskID: taskID, ToolUseID: toolID, Description: cmd, TaskType: "local_bash"})
+	if s.fault == FaultCrashMidTurn {
+		s.logf("fault %s: exiting in the middle of the turn", s.fault)
+		return ErrCrashed
+	}
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		out, err := curl(ctx, s.o.HTTPClient, p.GateURL)
+		d := bgDone{taskID: taskID, toolUseID: toolID, command: cmd}
+		switch s.fault {
+		case FaultEarlyChildResult:
+			d.output, d.ok = "The request was sent; its answer will follow.", true
+		default:
+			out, err := curl(ctx, s.o.HTTPClient, p.GateURL)
+			d.output, d.ok = out, err == nil
+			if err != nil {
+				d.output = err.Error()
+			}
+			if d.ok && s.fault == FaultGateFailurePropagated {
+				d.output, d.ok = "curl: (22) The requested URL returned error: 503", false
+			}
+		}
 		if ctx.Err() != nil {
 			return
-		}
-		d := bgDone{taskID: taskID, toolUseID: toolID, command: cmd, output: out, ok: err == nil}
-		if err != nil {
-			d.output = err.Error()
 		}
 		select {
 		case s.notes <- d:
@@ -514,6 +544,7 @@ func (s *session) native(ctx context.Context, p Plan, start time.Time) {
 	}()
 	s.say("PARENT_RELEASED")
 	s.result("PARENT_RELEASED", false, nil, start)
+	return nil
 }
 
 // autoTurn is what the CLI does when a background task ends: the

@@ -440,7 +440,7 @@ func TestEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := <-frames
-	if len(got) < 2 || got[0].Argv[0] != "claude" || got[0].Pid != p.cmd.Process.Pid {
+	if len(got) < 2 || len(got[0].Argv) < 3 || got[0].Argv[0] != os.Args[0] || got[0].Argv[2] != "claude" || got[0].Pid != p.cmd.Process.Pid {
 		t.Fatalf("first frame %+v, want argv and pid", got)
 	}
 	if !strings.Contains(strings.Join(got[0].Argv, " "), "--mcp-config") {

@@ -1,0 +1,172 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/provider/claude"
+	"github.com/wireproof/wireproof/record"
+)
+
+// Provider processes are evidence. The server starts them (a real server
+// through the Claude Agent SDK, the fixture server itself), so the driver
+// cannot tap their pipes; instead every scripted provider streams its argv
+// and its stdin and stdout lines to the tap endpoint below (claude.EnvTap),
+// which records them as one channel per process: proc.start with the argv
+// (credentials redacted), stdio.line per line, proc.exit. Its MCP requests
+// reach the server through the recording proxy (claude.EnvMCPProxy). The
+// variables reach the providers through the server's environment.
+
+// providerConnPrefix names the channels: provider-1, provider-2, ...
+const providerConnPrefix = "provider-"
+
+// providerTap is the loopback endpoint provider processes stream to.
+type providerTap struct {
+	rec   *record.Recorder
+	learn func(secret string) // a credential found in a provider's argv
+	ln    net.Listener
+	srv   *http.Server
+	n     atomic.Int64
+	wg    sync.WaitGroup
+}
+
+func startProviderTap(rec *record.Recorder, learn func(string)) (*providerTap, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening for provider processes: %w", err)
+	}
+	t := &providerTap{rec: rec, learn: learn, ln: ln}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /stdio", t.serve)
+	t.srv = &http.Server{Handler: mux}
+	t.wg.Go(func() { _ = t.srv.Serve(ln) })
+	return t, nil
+}
+
+// URL is the value of claude.EnvTap.
+func (t *providerTap) URL() string { return "http://" + t.ln.Addr().String() + "/stdio" }
+
+// close waits for the streams still open (their processes are being
+// stopped with the server) until ctx ends, then cuts them.
+func (t *providerTap) close(ctx context.Context) {
+	if err := t.srv.Shutdown(ctx); err != nil {
+		t.srv.Close()
+	}
+	t.wg.Wait()
+}
+
+func (t *providerTap) serve(w http.ResponseWriter, r *http.Request) {
+	name := fmt.Sprintf("%s%d", providerConnPrefix, t.n.Add(1))
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<34))
+	var first claude.TapFrame
+	if err := dec.Decode(&first); err != nil || len(first.Argv) == 0 {
+		http.Error(w, "the first frame must carry argv", http.StatusBadRequest)
+		return
+	}
+	for _, s := range providerCredentials(first.Argv) {
+		t.learn(s)
+	}
+	attrs, _ := json.Marshal(struct {
+		Argv []string `json:"argv"`
+		Pid  int      `json:"pid"`
+	}{first.Argv, first.Pid})
+	t.emit(&bundle.Event{Kind: bundle.KindProcStart, Conn: name, Attrs: attrs})
+	in := record.TapWriter(t.rec, name, bundle.DirClientToServer, io.Discard)
+	out := record.TapWriter(t.rec, name, bundle.DirServerToClient, io.Discard)
+	exit := &bundle.Event{Kind: bundle.KindProcExit, Conn: name, Code: -1}
+	for {
+		var f claude.TapFrame
+		err := dec.Decode(&f)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				exit.Err = "the provider's stream broke off: " + err.Error()
+			} else {
+				exit.Err = "the provider's stream ended without an exit status"
+			}
+			break
+		}
+		if f.Exit != nil {
+			exit.Code = *f.Exit
+			break
+		}
+		switch f.Dir {
+		case claude.TapIn:
+			io.WriteString(in, f.Line+"\n")
+		case claude.TapOut:
+			io.WriteString(out, f.Line+"\n")
+		}
+	}
+	in.Close()
+	out.Close()
+	t.emit(exit)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (t *providerTap) emit(ev *bundle.Event) { _, _ = t.rec.Emit(ev) }
+
+// providerCredentials are the secrets in a provider's argv: the header values
+// of --mcp-config (the per-session bearer token), bare and with their scheme.
+func providerCredentials(argv []string) []string {
+	cfg, err := claude.ParseArgs(argv)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range cfg.MCPServers {
+		for _, v := range s.Headers {
+			out = append(out, v)
+			if _, tok, ok := strings.Cut(v, " "); ok && tok != "" {
+				out = append(out, tok)
+			}
+		}
+	}
+	return out
+}
+
+// providerEnv is the environment the server is started with: the caller's,
+// with the tap and the proxy for provider processes, and with the scripted
+// provider first on PATH when asked.
+func providerEnv(tapURL, proxyURL, upstream, shimDir string) []string {
+	env := os.Environ()
+	if shimDir != "" {
+		env = append(env, "PATH="+shimDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	return append(env, claude.EnvTap+"="+tapURL, claude.EnvMCPProxy+"="+proxyURL, claude.EnvMCPUpstream+"="+upstream)
+}
+
+// installScriptedProvider writes an executable `claude` into dir that runs
+// `wireproof provider claude` (this executable, by absolute path), and the
+// binaryPath setting into the server's fresh home for servers that read it.
+func installScriptedProvider(dir, home, exe string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	shim := filepath.Join(dir, "claude")
+	script := "#!/bin/sh\nexec " + shellQuote(exe) + " provider claude \"$@\"\n"
+	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
+		return fmt.Errorf("writing the scripted provider: %w", err)
+	}
+	settings := filepath.Join(home, "userdata", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(map[string]any{"providers": map[string]any{"claudeAgent": map[string]string{"binaryPath": shim}}}, "", "  ")
+	if err := os.WriteFile(settings, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing the server's settings: %w", err)
+	}
+	return nil
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
