@@ -125,8 +125,10 @@ func startProvider(t *testing.T, env []string, args ...string) *proc {
 		close(p.exited)
 	}()
 	t.Cleanup(func() {
+		// SIGTERM, not SIGKILL: the provider must get to remove its
+		// background tasks' output files.
 		p.stdin.Close()
-		cmd.Process.Kill()
+		cmd.Process.Signal(syscall.SIGTERM)
 		<-p.exited
 	})
 	return p
