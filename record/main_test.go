@@ -104,6 +104,8 @@ func runHelper(mode string) int {
 		sleepForever()
 	case "ndjson-peer":
 		return ndjsonPeer(os.Stdin, out)
+	case "supervisor":
+		return supervisor(out)
 	}
 	fmt.Fprintf(errw, "unknown helper mode %q\n", mode)
 	return 2

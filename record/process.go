@@ -115,13 +115,20 @@ var ErrNotExited = errors.New("record: process has not exited")
 // the process from ever being done, and the server's helpers (provider
 // processes) must not outlive it.
 //
+// Nor do they outlive this process, even when it is killed with SIGKILL and
+// cannot stop them: the leader gets SIGKILL from the kernel when its parent
+// dies (StartTied), and a watchdog (a shell blocked on a pipe only this
+// process holds) kills the rest of the group when that pipe closes.
+//
 // All methods are safe for concurrent use.
 type Process struct {
-	em    Emitter
-	name  string
-	opts  ProcessOptions
-	cmd   *exec.Cmd
-	start time.Time
+	em       Emitter
+	name     string
+	opts     ProcessOptions
+	cmd      *exec.Cmd
+	wait     func() error // cmd.Wait, on the goroutine that started it (StartTied)
+	watchdog *groupWatchdog
+	start    time.Time
 
 	ready     chan struct{} // closed when the ready line was seen
 	readyOnce sync.Once
@@ -199,14 +206,18 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 		cmd.ExtraFiles = []*os.File{extraR}
 		childEnds = append(childEnds, extraR)
 	}
-	if err := cmd.Start(); err != nil {
+	// The server dies with us even if we are SIGKILLed: the kernel kills the
+	// leader, the watchdog the rest of its group.
+	wait, err := StartTied(cmd, syscall.SIGKILL)
+	if err != nil {
 		closeAll(childEnds...)
 		closeAll(outR, errR, extraW)
 		return nil, fmt.Errorf("record: starting %q (%s): %w", p.name, p.opts.Argv[0], err)
 	}
 	// The child holds its own copies; ours must go so EOF can come.
 	closeAll(childEnds...)
-	p.cmd = cmd
+	p.cmd, p.wait = cmd, wait
+	p.watchdog = startGroupWatchdog(cmd.Process.Pid)
 	p.start = time.Now()
 
 	attrs, _ := json.Marshal(struct {
@@ -238,7 +249,7 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 // supervise reaps the process, kills what is left of its group, waits for the
 // output to drain and emits proc.exit.
 func (p *Process) supervise(readers, writers *sync.WaitGroup, outR, errR, extraW *os.File) {
-	err := p.cmd.Wait()
+	err := p.wait()
 	code, sig := exitCode(p.cmd.ProcessState)
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
@@ -250,6 +261,7 @@ func (p *Process) supervise(readers, writers *sync.WaitGroup, outR, errR, extraW
 	p.mu.Unlock()
 
 	p.killGroup()
+	p.watchdog.stop() // the group is dead: nothing left for it to do
 
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
@@ -187,11 +188,13 @@ func TapCommand(ctx context.Context, em Emitter, name string, cmd *exec.Cmd) err
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = tapWaitDelay
 	}
-	if err := cmd.Start(); err != nil {
+	// The command dies with this process, even on SIGKILL (StartTied).
+	wait, err := StartTied(cmd, syscall.SIGKILL)
+	if err != nil {
 		return fmt.Errorf("record: starting %q: %w", name, err)
 	}
 	stopWatch := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
-	err := cmd.Wait()
+	err = wait()
 	killed := !stopWatch()
 
 	// Wait has stopped the copying; flush what it left unfinished.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/wireproof/wireproof/record"
 )
 
 // SuiteEntry is one line of results.json.
@@ -124,7 +126,12 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 	// Forward the interrupt: the child closes its bundle cleanly and exits 130.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = StopGrace + 20*time.Second
-	err := cmd.Run()
+	// Should the suite itself be killed (SIGKILL), the child gets SIGTERM and
+	// ends as it does on an interrupt: bundle closed, server stopped.
+	wait, err := record.StartTied(cmd, syscall.SIGTERM)
+	if err == nil {
+		err = wait()
+	}
 	entry := SuiteEntry{Iteration: iteration, Scenario: scenario}
 	name := runName(scenario, iteration)
 	if b := filepath.Join(opts.OutDir, name+".zst"); fileExists(b) {

@@ -22,12 +22,15 @@ type workspace struct {
 }
 
 // newWorkspace creates the workspace in a new temporary directory, or, when
-// keepIn is set, in that directory (created), so it outlives the run.
+// keepIn is set, in that directory (created), so it outlives the run. The
+// temporary directory is named after this process (see runDirPattern), and
+// those left behind by dead wireproof processes are removed first.
 func newWorkspace(ctx context.Context, keepIn string) (*workspace, error) {
 	dir := keepIn
 	var err error
 	if dir == "" {
-		dir, err = os.MkdirTemp("", "wireproof-run-")
+		removeStaleRunDirs(os.TempDir())
+		dir, err = os.MkdirTemp("", runDirPattern())
 	} else {
 		err = os.MkdirAll(dir, 0o755)
 	}

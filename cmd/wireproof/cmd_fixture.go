@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -144,13 +145,45 @@ func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) er
 	}
 	// The line the launcher waits for, always printed whatever the level.
 	fmt.Fprintf(stdout, "%s (listening on %s)\n", t3.ReadyLogLine, srv.Addr())
-	<-ctx.Done()
-	log.Info("shutting down")
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case <-parentGone(ctx, os.Getppid(), parentPoll):
+		log.Info("shutting down: the process that started the server is gone")
+	}
 	if err := srv.Close(); err != nil {
 		return fmt.Errorf("closing the fixture server: %w", err)
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// parentPoll is how often the fixture server checks that its parent lives.
+const parentPoll = 200 * time.Millisecond
+
+// parentGone is closed once this process's parent is no longer ppid: it died
+// and the process was handed to init (or a subreaper). A fixture server
+// whose launcher is gone has nobody left to stop it, so it stops itself, as
+// on SIGTERM. The kernel has no notification for this that works for any
+// parent, so it polls; the goroutine ends with ctx.
+func parentGone(ctx context.Context, ppid int, every time.Duration) <-chan struct{} {
+	gone := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if os.Getppid() != ppid {
+					close(gone)
+					return
+				}
+			}
+		}
+	}()
+	return gone
 }
 
 func runFixtureFaults(_ context.Context, stdout io.Writer) error {

@@ -212,11 +212,13 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 		}
 		go func() { done <- record.TapCommand(ctx, rec, "stdio", cmd) }()
 	} else {
-		if err := cmd.Start(); err != nil {
+		// The command dies with wireproof, even on SIGKILL.
+		wait, err := record.StartTied(cmd, syscall.SIGKILL)
+		if err != nil {
 			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
 			return exitStatusError{code: 127}
 		}
-		go func() { done <- cmd.Wait() }()
+		go func() { done <- wait() }()
 	}
 	interrupted := false
 	var err error
