@@ -60,6 +60,7 @@ type Reader struct {
 	dec     *zstd.Decoder
 	br      *bufio.Reader
 	maxLine int
+	window  uint64 // the zstd window cap, for error messages
 	long    []byte // assembles lines longer than br's buffer
 	line    []byte // the last line returned, for Line
 	lineNo  int
@@ -148,6 +149,13 @@ func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
 		return nil, r.formatErr(0, "is not a wireproof bundle: not zstd data")
 	}
 	window := max(o.MaxDecoderMemory, zstd.MinWindowSize)
+	head, _ := raw.Peek(maxFrameHeader) // a short file gives a short head
+	if w, ok := frameWindow(head); ok && w > window {
+		return nil, r.formatErr(0, "is a zstd stream whose window (%s) is above this reader's cap of %s (ReaderOptions.MaxDecoderMemory), "+
+			"so it is not decoded: wireproof's Writer never uses one so large; decompress it and compress it again with a smaller window (zstd without --long)",
+			sizeOf(w), sizeOf(window))
+	}
+	r.window = window
 	r.dec, err = zstd.NewReader(raw,
 		zstd.WithDecoderConcurrency(1), // synchronous: no goroutines, partial frames decode up to the cut
 		zstd.WithDecoderMaxMemory(window),
@@ -180,7 +188,7 @@ func (r *Reader) readHeader() error {
 		if len(line) == 0 && err == io.EOF {
 			return r.formatErr(1, "no header line: the bundle is empty")
 		}
-		return r.formatErr(1, "unreadable header: %s", describeCut(err, line))
+		return r.formatErr(1, "unreadable header: %s", r.describeCut(err, line))
 	}
 	r.lineNo = 1
 	var ev Event
@@ -254,13 +262,15 @@ func (r *Reader) tooLong() error {
 }
 
 // describeCut says how the stream ended early.
-func describeCut(err error, partial []byte) string {
+func (r *Reader) describeCut(err error, partial []byte) string {
 	var b strings.Builder
 	switch {
 	case err == io.EOF:
 		b.WriteString("the stream ends")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		b.WriteString("the zstd stream ends mid-frame (the recorder stopped before closing the bundle)")
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		fmt.Fprintf(&b, "a zstd frame needs a window above this reader's cap of %s (ReaderOptions.MaxDecoderMemory), so it was not decoded (%v)", sizeOf(r.window), err)
 	default:
 		fmt.Fprintf(&b, "corrupt zstd data (%v)", err)
 	}
@@ -339,7 +349,7 @@ func (r *Reader) endOfStream(err error, partial []byte) error {
 	if err == io.EOF && len(partial) == 0 {
 		r.reason = fmt.Sprintf("no trailer after line %d: the recording did not finish", r.lineNo)
 	} else {
-		r.reason = fmt.Sprintf("after line %d, %s", r.lineNo, describeCut(err, partial))
+		r.reason = fmt.Sprintf("after line %d, %s", r.lineNo, r.describeCut(err, partial))
 	}
 	return io.EOF
 }
@@ -383,7 +393,7 @@ func (r *Reader) readTrailer(line []byte, ev *Event) error {
 		return err
 	}
 	r.truncated = true
-	r.reason = "after the trailer, " + describeCut(err, nil)
+	r.reason = "after the trailer, " + r.describeCut(err, nil)
 	return nil
 }
 
@@ -412,4 +422,46 @@ func (r *Reader) Close() error {
 		return r.file.Close()
 	}
 	return nil
+}
+
+// maxFrameHeader is the longest zstd frame header: magic, descriptor, window
+// descriptor, dictionary id and frame content size.
+const maxFrameHeader = 4 + 1 + 1 + 4 + 8
+
+// frameWindow reads the window size a zstd frame header declares (RFC 8878
+// section 3.1.1.1): the window descriptor, or for a single-segment frame its
+// content size. ok is false when the header is too short to tell.
+func frameWindow(h []byte) (window uint64, ok bool) {
+	if len(h) < 6 {
+		return 0, false
+	}
+	fhd := h[4]
+	if fhd&0x20 == 0 { // not single-segment: a window descriptor follows
+		exp, mantissa := uint(h[5]>>3), uint64(h[5]&7)
+		base := uint64(1) << (10 + exp)
+		return base + base/8*mantissa, true
+	}
+	off := 5 + [4]int{0, 1, 2, 4}[fhd&3] // after the dictionary id
+	n := [4]int{1, 2, 4, 8}[fhd>>6]
+	if len(h) < off+n {
+		return 0, false
+	}
+	for i := n - 1; i >= 0; i-- {
+		window = window<<8 | uint64(h[off+i])
+	}
+	if n == 2 {
+		window += 256
+	}
+	return window, true
+}
+
+// sizeOf spells a byte count in the largest binary unit that divides it.
+func sizeOf(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -82,6 +82,28 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Want)
 }
 
+// OutputError is an output that could not be written: the output directory,
+// a bundle, a verdict file or results.json. Path is the file or directory the
+// user's options name; Err says why. The CLI gives it its own exit code.
+type OutputError struct {
+	Path string
+	Err  error
+}
+
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("cannot write %s: %v", e.Path, e.Err)
+}
+
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// outputErr wraps err, if any, as an *OutputError about path.
+func outputErr(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OutputError{Path: path, Err: err}
+}
+
 // withDefaults returns a copy of o with defaults filled in, or the first bad
 // value.
 func (o Options) withDefaults() (Options, error) {

@@ -53,13 +53,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.OutDir == "" {
-		if opts.OutDir, err = os.MkdirTemp("", "wireproof-verify-"); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
-	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	outGiven := opts.OutDir != ""
+	if opts.OutDir, err = makeOutDir(opts.OutDir); err != nil {
 		return nil, err
+	}
+	if !outGiven {
+		fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	}
 	name := runName(opts.Scenario, opts.Iteration)
 	if err := checkFree(opts.OutDir, name); err != nil {
@@ -131,7 +130,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	w, err := bundle.Create(res.Bundle, header, nil)
 	if err != nil {
-		return nil, fmt.Errorf("creating the bundle: %w", err)
+		return nil, outputErr(res.Bundle, err)
 	}
 	rec := record.New(w, &record.Options{Redact: []string{bootstrapToken}})
 	// The checks run live on the recorder's events through replay's engine,
@@ -188,14 +187,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	r.emit(&bundle.Event{Kind: bundle.KindVerdict, Body: bundle.Text(vb)})
 	res.Events = w.Count()
 	if err := rec.Close(); err != nil {
-		return nil, fmt.Errorf("closing the bundle: %w", err)
+		return nil, outputErr(res.Bundle, err)
 	}
 	pretty, _ := json.MarshalIndent(verdict, "", "  ")
 	if err := os.WriteFile(res.VerdictFile, append(pretty, '\n'), 0o600); err != nil {
-		return nil, err
+		return nil, outputErr(res.VerdictFile, err)
 	}
 	res.Verdict, res.Status, res.Interrupted = verdict, verdict.Status, interrupted
 	return res, nil
+}
+
+// makeOutDir creates the output directory, or a new one under the system
+// temp dir when dir is "", and returns its path.
+func makeOutDir(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "wireproof-verify-")
+		return d, outputErr(os.TempDir(), err)
+	}
+	return dir, outputErr(dir, os.MkdirAll(dir, 0o755))
 }
 
 // runName names a run's files in the output directory.

@@ -58,11 +58,7 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 			return nil, err
 		}
 	}
-	if opts.OutDir == "" {
-		if opts.OutDir, err = os.MkdirTemp("", "wireproof-verify-"); err != nil {
-			return nil, err
-		}
-	} else if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	if opts.OutDir, err = makeOutDir(opts.OutDir); err != nil {
 		return nil, err
 	}
 	scenarios := Scenarios
@@ -168,7 +164,7 @@ func writeResults(res *SuiteResult) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(res.Results, append(b, '\n'), 0o600)
+	return outputErr(res.Results, os.WriteFile(res.Results, append(b, '\n'), 0o600))
 }
 
 func fileExists(p string) bool {

@@ -108,21 +108,21 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return outputError{path, err}
 	}
 	defer os.Remove(f.Name())
 	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return outputError{path, err}
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return outputError{path, err}
 	}
 	if err := os.Chmod(f.Name(), 0o600); err != nil { // bundles are 0600; what is taken out of them stays so
-		return fmt.Errorf("write %s: %w", path, err)
+		return outputError{path, err}
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return outputError{path, err}
 	}
 	return nil
 }

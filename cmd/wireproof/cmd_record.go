@@ -129,7 +129,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		if errors.Is(err, fs.ErrExist) {
 			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
 		}
-		return fmt.Errorf("-o %s: %w", opts.output, err)
+		return outputError{opts.output, err}
 	}
 	secrets := opts.redact
 	if p := record.URLPassword(upstream); p != "" {
@@ -169,7 +169,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	} else {
 		<-ctx.Done()
 	}
-	if err := stopRecording(srv, rec); err != nil {
+	if err := stopRecording(srv, rec, opts.output); err != nil {
 		return errors.Join(err, runErr)
 	}
 	if err := finishRecord(ctx, remote, opts.stderr); err != nil {
@@ -180,7 +180,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 
 // stopRecording closes the proxy (ending open WebSocket connections) and then
 // the bundle. Streamed responses still running get a few seconds to end.
-func stopRecording(srv *record.Server, rec *record.Recorder) error {
+func stopRecording(srv *record.Server, rec *record.Recorder, output string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var serr error
@@ -190,7 +190,11 @@ func stopRecording(srv *record.Server, rec *record.Recorder) error {
 			serr = nil // streams cut at the deadline are recorded as such
 		}
 	}
-	return errors.Join(serr, rec.Close())
+	var cerr error
+	if err := rec.Close(); err != nil {
+		cerr = outputError{output, err}
+	}
+	return errors.Join(serr, cerr)
 }
 
 // runRecorded runs the command with the proxy URL in its environment (and

@@ -148,7 +148,7 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 	}
 	if opts.JUnit != "" {
 		if err := writeJUnit(opts.JUnit, outcomes); err != nil {
-			return fmt.Errorf("write junit report: %w", err)
+			return outputError{opts.JUnit, err}
 		}
 	}
 	var unreadable []string

@@ -32,6 +32,9 @@ type verifyOptions struct {
 	keep      bool
 	keepRuns  string
 	iteration int
+	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
+	// not the embedded fixture server.
+	serverCmdSet bool
 }
 
 var verifyOpts verifyOptions
@@ -65,7 +68,9 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
   wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
-		return runVerify(cmd.Context(), verifyOpts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		o := verifyOpts
+		o.serverCmdSet = cmd.Flags().Changed("server-cmd")
+		return runVerify(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	},
 }
 
@@ -90,6 +95,9 @@ func init() {
 }
 
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {
+	if strings.TrimSpace(o.serverCmd) == "" && (o.serverCmdSet || o.serverCmd != "") {
+		return usageError{errors.New("invalid --server-cmd: empty command (leave the flag out to run the embedded fixture server)")}
+	}
 	if o.timeout <= 0 {
 		return usageError{fmt.Errorf("invalid --timeout %v: want positive seconds", o.timeout)}
 	}
@@ -133,9 +141,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Status = stderr
 	}
-	if strings.TrimSpace(o.serverCmd) == "" && o.serverCmd != "" {
-		return usageError{errors.New("invalid --server-cmd: empty command")}
-	}
+
 	verify.ToolVersion = "wireproof " + version
 	if opts.Suite() {
 		res, err := verify.RunSuite(ctx, opts)
@@ -201,6 +207,10 @@ func verifyError(err error) error {
 	var oe *verify.OptionError
 	if errors.As(err, &oe) {
 		return usageError{err}
+	}
+	var out *verify.OutputError
+	if errors.As(err, &out) {
+		return outputError{out.Path, out.Err}
 	}
 	return err
 }

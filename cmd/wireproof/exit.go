@@ -3,13 +3,32 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/wireproof/wireproof/internal/objstore"
 )
 
-// Exit codes, as DESIGN.md gives them. Every verb returns an error and this file
-// alone maps errors to codes.
+// Exit codes. Every verb returns an error and this file alone maps errors to
+// codes; README.md lists them.
+//
+//	0    success: every check passed (verify, replay), the output was written
+//	1    a check failed, a replay diverged, two runs differ (diff), or an
+//	     error that fits no other code
+//	2    usage error: a bad flag, argument or flag value (nothing was done)
+//	3    a bundle could not be read (missing, not zstd, corrupt, a zstd window
+//	     above the reader's cap)
+//	4    playback --strict: a request matched nothing recorded, or a recorded
+//	     request was never played
+//	5    object storage could not be used (credentials refused, endpoint
+//	     unreachable, an upload failed); the files are kept in the spool
+//	6    an output could not be written: the bundle of record or verify,
+//	     verify's --out directory, verdict or results.json, report -o, export
+//	     --har, replay --junit
+//	130  interrupted by SIGINT or SIGTERM (what was recorded is closed cleanly)
+//
+// record -- CMD exits with the command's status instead (128+N if a signal
+// N killed it, 127 if it could not be started) when recording itself went well.
 const (
 	exitOK          = 0
 	exitCheckFailed = 1
@@ -22,6 +41,7 @@ const (
 	// endpoint unreachable) or an upload failed; the run's files are kept
 	// in the local spool and the message says where.
 	exitStorage     = 5
+	exitOutput      = 6
 	exitInterrupted = 130
 )
 
@@ -36,6 +56,29 @@ type unreadableError struct{ err error }
 
 func (e unreadableError) Error() string { return e.err.Error() }
 func (e unreadableError) Unwrap() error { return e.err }
+
+// outputError is an output the user asked for that could not be written. It
+// names the user's path, never an internal temporary file.
+type outputError struct {
+	path string
+	err  error
+}
+
+func (e outputError) Error() string {
+	return fmt.Sprintf("cannot write %s: %s", e.path, plainCause(e.err))
+}
+func (e outputError) Unwrap() error { return e.err }
+
+// plainCause is err without the path of an *fs.PathError: the path is the
+// temporary file an atomic write goes through, or the user's own path, which
+// outputError names already.
+func plainCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
 
 // checkFailedError means the command ran but a check failed. Its message has
 // already been printed as part of the command's output.
@@ -75,6 +118,7 @@ func exitCode(err error, interrupted bool) int {
 		missed playbackMissedError
 		store  storageError
 		objerr *objstore.Error
+		output outputError
 	)
 	switch {
 	case errors.As(err, &intr):
@@ -89,6 +133,8 @@ func exitCode(err error, interrupted bool) int {
 		return exitUnreadable
 	case errors.As(err, &objerr):
 		return exitStorage
+	case errors.As(err, &output):
+		return exitOutput
 	case errors.As(err, &failed):
 		return exitCheckFailed
 	case errors.As(err, &missed):

@@ -1,0 +1,67 @@
+package bundle_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// TestWindowAboveCap: a bundle whose zstd frame declares a window above the
+// reader's cap is refused as such, not called corrupt.
+func TestWindowAboveCap(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := bundle.NewWriter(&buf, bundle.Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append(&bundle.Event{Kind: bundle.KindMark, Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if b[4]&0x20 != 0 {
+		t.Fatal("the Writer wrote a single-segment frame; this test patches a window descriptor")
+	}
+	for _, tc := range []struct {
+		name string
+		wd   byte // window descriptor: exponent<<3 | mantissa, window 2^(10+exp) * (1+mantissa/8)
+		want string
+	}{
+		{"128 MiB", 17 << 3, "window (128 MiB) is above this reader's cap of 64 MiB"},
+		{"72 MiB", 16<<3 | 1, "window (72 MiB) is above this reader's cap of 64 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			patched := bytes.Clone(b)
+			patched[5] = tc.wd
+			p := filepath.Join(t.TempDir(), "wide.zst")
+			if err := os.WriteFile(p, patched, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := bundle.ReadFile(p, nil)
+			var fe *bundle.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("ReadFile: %v, want a *FormatError", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "corrupt") {
+				t.Errorf("error %q, want it to say %q and not call the file corrupt", err, tc.want)
+			}
+		})
+	}
+	// At the cap it decodes.
+	patched := bytes.Clone(b)
+	patched[5] = 16 << 3 // 64 MiB
+	p := filepath.Join(t.TempDir(), "cap.zst")
+	if err := os.WriteFile(p, patched, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.ReadFile(p, nil); err != nil {
+		t.Errorf("a 64 MiB window, the cap: %v", err)
+	}
+}
