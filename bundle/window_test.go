@@ -65,3 +65,17 @@ func TestWindowAboveCap(t *testing.T) {
 		t.Errorf("a 64 MiB window, the cap: %v", err)
 	}
 }
+
+// FuzzOpenHeader: Open reads the first frame header itself to name a window
+// above the cap; whatever the first bytes, it returns a bundle or an error.
+func FuzzOpenHeader(f *testing.F) {
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x88})
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x60})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := bundle.NewReader(bytes.NewReader(b), nil)
+		if err == nil {
+			r.Close()
+		}
+	})
+}

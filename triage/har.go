@@ -182,7 +182,22 @@ func ms(d int64) float64 {
 }
 
 // absURL makes the recorded path and query absolute: HAR viewers want one.
+// The origin is the one the traffic went to: the upstream a `wireproof
+// record` bundle names in its manifest (without userinfo), else the request's
+// Host, else the verify run's server port.
 func absURL(tl *Timeline, scheme, raw string, h http.Header) string {
+	if u, err := url.Parse(raw); err == nil && u.IsAbs() {
+		return raw
+	}
+	if !strings.HasPrefix(raw, "/") {
+		raw = "/" + raw
+	}
+	if upScheme, upHost, ok := upstreamOrigin(tl.Header.Manifest.Options["upstream"]); ok {
+		if upScheme == "https" {
+			scheme = map[string]string{"http": "https", "ws": "wss"}[scheme]
+		}
+		return scheme + "://" + upHost + raw
+	}
 	host := h.Get("Host")
 	if host == "" {
 		if port := tl.Header.Manifest.Options["port"]; port != "" {
@@ -191,13 +206,24 @@ func absURL(tl *Timeline, scheme, raw string, h http.Header) string {
 			host = "server"
 		}
 	}
-	if u, err := url.Parse(raw); err == nil && u.IsAbs() {
-		return raw
-	}
-	if !strings.HasPrefix(raw, "/") {
-		raw = "/" + raw
-	}
 	return scheme + "://" + host + raw
+}
+
+// upstreamOrigin reads the scheme and host of a recorded --upstream URL,
+// leaving out any userinfo. It does not use url.Parse: the manifest holds the
+// URL redacted ("user:[REDACTED]@host"), which is no longer a valid URL.
+func upstreamOrigin(s string) (scheme, host string, ok bool) {
+	scheme, rest, found := strings.Cut(s, "://")
+	if !found || (scheme != "http" && scheme != "https") {
+		return "", "", false
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return scheme, rest, rest != ""
 }
 
 func harHeaders(h http.Header) []HARNameValue {
@@ -276,6 +302,10 @@ func harHTTP(tl *Timeline, x *HTTPExchange) HAREntry {
 		Cookies: []HARNameValue{}, Headers: harHeaders(x.Header), QueryString: harQuery(x.URL),
 		HeadersSize: -1, BodySize: x.Request.Size,
 	}
+	var notes []string
+	if note := matchContentLength(e.Request.Headers, x.Request); note != "" {
+		notes = append(notes, "request "+note)
+	}
 	if x.Request.Size > 0 {
 		text, enc := bodyText(x.Request)
 		e.Request.PostData = &HARPostData{MimeType: mimeOf(x.Header), Text: text, Encoding: enc, Comment: truncNote(x.Request)}
@@ -284,6 +314,9 @@ func harHTTP(tl *Timeline, x *HTTPExchange) HAREntry {
 		Status: x.Status, StatusText: http.StatusText(x.Status), HTTPVersion: "HTTP/1.1",
 		Cookies: []HARNameValue{}, Headers: harHeaders(x.RespHeader), RedirectURL: x.RespHeader.Get("Location"),
 		HeadersSize: -1, BodySize: x.Response.Size,
+	}
+	if note := matchContentLength(e.Response.Headers, x.Response); note != "" && x.responseSeen {
+		notes = append(notes, "response "+note)
 	}
 	text, enc := bodyText(x.Response)
 	e.Response.Content = HARContent{Size: x.Response.Size, MimeType: mimeOf(x.RespHeader), Text: text, Encoding: enc, Comment: truncNote(x.Response)}
@@ -306,7 +339,31 @@ func harHTTP(tl *Timeline, x *HTTPExchange) HAREntry {
 		e.Timings.Wait = ms(end - x.RequestT)
 	}
 	e.Time = e.Timings.Send + e.Timings.Wait + e.Timings.Receive
+	if len(notes) > 0 {
+		e.Comment = strings.TrimPrefix(e.Comment+"; "+strings.Join(notes, "; "), "; ")
+	}
 	return e
+}
+
+// matchContentLength makes a Content-Length header agree with the body the
+// bundle holds, which redaction may have made shorter or longer than what
+// crossed the wire (bodySize is the recorded body's size). A body the
+// recorder cut at its cap keeps the header: the size on the wire is then the
+// better figure. It returns a note for the entry's comment when it changed
+// the header.
+func matchContentLength(hs []HARNameValue, b Body) string {
+	if b.Truncated {
+		return ""
+	}
+	want := strconv.FormatInt(b.Size, 10)
+	for i := range hs {
+		if strings.EqualFold(hs[i].Name, "Content-Length") && hs[i].Value != want {
+			note := "Content-Length " + hs[i].Value + " on the wire, " + want + " as recorded (redaction changed the body)"
+			hs[i].Value = want
+			return note
+		}
+	}
+	return ""
 }
 
 func harWS(tl *Timeline, c *WSConn) HAREntry {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 )
 
 // ReportOptions tune WriteReport. A nil *ReportOptions means the defaults.
@@ -21,10 +22,18 @@ type ReportOptions struct {
 	// it the page keeps the start, the events around the failing one and the
 	// end, and says which seqs it left out.
 	MaxRows int
+	// MaxFailingEvent caps the failing event shown in full under its row
+	// (0 means DefaultMaxFailingEvent).
+	MaxFailingEvent int
 }
 
 // DefaultMaxRows keeps a report of a long run to a page a browser opens.
 const DefaultMaxRows = 3000
+
+// DefaultMaxFailingEvent is how much of the failing event the report shows:
+// enough for any message a check judges (a projection, an Exit with its
+// cause chain), bounded so one huge message cannot make the page unopenable.
+const DefaultMaxFailingEvent = 4 << 20
 
 // WriteReport renders tl as one self-contained HTML page: no external
 // scripts, styles or fonts, every value escaped by html/template. The verdict
@@ -62,6 +71,9 @@ type reportView struct {
 	VerdictDiff  string
 	Milestones   string
 	DecodeErrors []string
+	// FailingEvent is the failing event as the bundle holds it, indented:
+	// its row's summary is one clipped line, this is all of it.
+	FailingEvent string
 
 	Manifest  []kv
 	Lanes     []string
@@ -154,6 +166,8 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	if r := tl.Replayed; r != nil {
 		v.Replayed = prettyJSON(mustJSON(r.Verdict))
 		switch {
+		case r.Recorded == nil && r.Verdict.Status == assert.StatusSkipped:
+			v.Agreement = "a plain recording (no verification run in it): there is no verdict to compare with"
 		case r.Recorded == nil:
 			v.Agreement = "no recorded verdict to compare with (the live run did not finish writing one)"
 		case r.Reproduced:
@@ -176,6 +190,13 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 		v.Agreement = "not replayed"
 	}
 
+	if v.HasFailSeq && tl.Path != "" {
+		limit := DefaultMaxFailingEvent
+		if opts != nil && opts.MaxFailingEvent > 0 {
+			limit = opts.MaxFailingEvent
+		}
+		v.FailingEvent = failingEvent(tl.Path, v.FailSeq, limit)
+	}
 	v.Manifest = manifestRows(tl)
 	for _, l := range Lanes {
 		v.Lanes = append(v.Lanes, string(l))
@@ -340,4 +361,33 @@ func keptRows(entries []Entry, hasFail bool, failSeq uint64, max int) func(int) 
 	half := (max - 2*edge) / 2
 	lo, hi := mid-half, mid+half
 	return func(i int) bool { return i < edge || i >= n-edge || (i >= lo && i <= hi) }
+}
+
+// failingEvent reads the event at seq from the bundle at path again, whole
+// (the timeline keeps one clipped line of each), and renders it as the
+// bundle's line, indented, up to limit bytes. It reads only up to seq. A
+// bundle that cannot be read again gives a note instead.
+func failingEvent(path string, seq uint64, limit int) string {
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		return "cannot read the event again: " + err.Error()
+	}
+	defer r.Close()
+	var ev bundle.Event
+	for {
+		if err := r.Next(&ev); err != nil {
+			return fmt.Sprintf("event %d is not in the bundle (%v)", seq, err)
+		}
+		if ev.Seq == seq {
+			break
+		}
+		if ev.Seq > seq {
+			return fmt.Sprintf("event %d is not in the bundle", seq)
+		}
+	}
+	line := bundle.AppendEvent(nil, &ev)
+	if len(line) > limit {
+		return string(line[:limit]) + fmt.Sprintf("\n… cut: %d of %d bytes shown (ReportOptions.MaxFailingEvent)", limit, len(line))
+	}
+	return prettyJSON(line)
 }

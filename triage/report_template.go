@@ -18,6 +18,9 @@ th,td{border:1px solid #ddd;padding:2px 5px;vertical-align:top;text-align:left}
 td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 table.timeline td:nth-child(-n+3){white-space:nowrap}
 th{background:#eee;position:sticky;top:0}
+tr[id^="seq-"]{scroll-margin-top:3em}
+td.cause{white-space:pre-wrap}
+tr.fail-detail td{background:#fff0f0}
 .passed{color:#176b1b}.failed{color:#b00020}.unknown{color:#8a6d00}
 .notice{background:#fff3cd;border:1px solid #e0c060;padding:.5em}
 tr.fail td{background:#ffd6d6;font-weight:bold}
@@ -59,12 +62,13 @@ tr:target td{outline:2px solid #b00020}
 <tr><th>seq</th><th>t</th><th>kind</th>{{range .Lanes}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}{{if .Gap}}<tr class="gap"><td colspan="{{$.Colspan}}">{{.Gap}}</td></tr>
 {{else}}<tr id="seq-{{.Seq}}"{{if .Fail}} class="fail"{{end}}><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{.T}}</td><td>{{.Kind}}</td>{{range $i, $c := .Cells}}<td class="lane-{{index $.Lanes $i}}">{{$c}}</td>{{end}}</tr>
-{{end}}{{end}}</table>
+{{if and .Fail $.FailingEvent}}<tr class="fail-detail"><td colspan="{{$.Colspan}}"><details><summary>seq {{.Seq}} in full</summary><pre>{{$.FailingEvent}}</pre></details></td></tr>
+{{end}}{{end}}{{end}}</table>
 
 <h2 id="rpc">RPC calls</h2>
 {{if .Calls}}<table>
 <tr><th>conn</th><th>id</th><th>method</th><th>thread</th><th>request</th><th>end</th><th>duration</th><th>chunks</th><th>acks</th><th>outcome</th><th>cause</th></tr>
-{{range .Calls}}<tr><td>{{.Conn}}</td><td>{{.ID}}</td><td>{{.Method}}{{if .Payload}}<details><summary>payload</summary><pre>{{.Payload}}</pre></details>{{end}}</td><td>{{.Thread}}</td><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{if .Ended}}<a href="#seq-{{.EndSeq}}">{{.EndSeq}}</a>{{end}}</td><td>{{.Duration}}</td><td>{{.Chunks}}</td><td>{{.Acks}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{.Detail}}</td></tr>
+{{range .Calls}}<tr><td>{{.Conn}}</td><td>{{.ID}}</td><td>{{.Method}}{{if .Payload}}<details><summary>payload</summary><pre>{{.Payload}}</pre></details>{{end}}</td><td>{{.Thread}}</td><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{if .Ended}}<a href="#seq-{{.EndSeq}}">{{.EndSeq}}</a>{{end}}</td><td>{{.Duration}}</td><td>{{.Chunks}}</td><td>{{.Acks}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td class="cause">{{.Detail}}</td></tr>
 {{end}}</table>{{else}}<p>no RPC calls</p>{{end}}
 
 <h2 id="http">HTTP exchanges</h2>

@@ -30,7 +30,7 @@ type Timeline struct {
 	// events before the cut are all here.
 	Truncated       bool
 	TruncatedReason string
-	Events          uint64 // events read, the header included
+	Events          uint64 // events read after the header, as inspect counts them
 
 	Entries   []Entry // every event, one line each, for the swimlane
 	HTTP      []*HTTPExchange
@@ -154,7 +154,7 @@ type RPCCall struct {
 	Acks       int
 	Outcome    replay.Outcome
 	Exit       Body   // the Exit message's exit, as JSON
-	Cause      string // a failure's cause, one line
+	Cause      string // a failure's cause in full: each error and its chain of causes, one per line
 	Reason     string // why an unknown or defect outcome
 	Ended      bool
 	Interruped bool

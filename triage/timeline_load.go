@@ -78,7 +78,7 @@ func read(ctx context.Context, r *bundle.Reader, opts *Options, sess *replay.Ses
 	b.corr.End(&last)
 	b.jsonrpc.end(&last)
 	b.tl.Truncated, b.tl.TruncatedReason = r.Truncated(), r.TruncatedReason()
-	b.tl.Events = last.Seq + 1
+	b.tl.Events = last.Seq // the header is seq 0: inspect and Writer.Count do not count it either
 	return b.tl, nil
 }
 
@@ -270,7 +270,7 @@ func (b *builder) onRPC(r *replay.RPCEvent) {
 			}
 		}
 		if call.Cause != nil {
-			rc.Cause = clipLine(call.Cause.String(), 1000)
+			rc.Cause = causeText(call.Cause)
 		}
 		delete(b.calls, call)
 	}
