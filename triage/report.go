@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/replay"
 )
 
 // ReportOptions tune WriteReport. A nil *ReportOptions means the defaults.
@@ -166,7 +167,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	if r := tl.Replayed; r != nil {
 		v.Replayed = prettyJSON(mustJSON(r.Verdict))
 		switch {
-		case r.Recorded == nil && r.Verdict.Status == assert.StatusSkipped:
+		case r.Recorded == nil && !slices.ContainsFunc(tl.Marks, func(m Mark) bool { return m.Name == replay.MarkRun }):
 			v.Agreement = "a plain recording (no verification run in it): there is no verdict to compare with"
 		case r.Recorded == nil:
 			v.Agreement = "no recorded verdict to compare with (the live run did not finish writing one)"
