@@ -478,9 +478,11 @@ func (e *Engine) mark(ev *bundle.Event) {
 		var b DeadlineMark
 		e.decodeMark(ev, &b)
 		e.fail(failure(assert.CheckDeadline, "the run finished before its timeout",
-			fmt.Sprintf("the %gs timeout expired in phase %s", b.TimeoutSeconds, e.phase)), ev.Seq, ev.T, e.parentThread)
+			fmt.Sprintf("the %gs timeout expired %s", b.TimeoutSeconds, e.when(b.While))), ev.Seq, ev.T, e.parentThread)
 	case MarkInterrupted:
-		e.fail(failure(assert.CheckInterrupted, "the run to finish", "the driver was interrupted in phase "+e.phase), ev.Seq, ev.T, e.parentThread)
+		var b InterruptedMark
+		_ = json.Unmarshal(ev.Body.Data, &b) // older drivers wrote no body: nothing to complain about
+		e.fail(failure(assert.CheckInterrupted, "the run to finish", "the driver was interrupted "+e.when(b.While)), ev.Seq, ev.T, e.parentThread)
 	case MarkDriverError:
 		if e.decidePendingCut() {
 			return
@@ -509,6 +511,16 @@ func (e *Engine) decodeMark(ev *bundle.Event, v any) {
 	if err := DecodeMark(ev, v); err != nil {
 		e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
 	}
+}
+
+// when says when the run was cut: what the driver says it was doing (the
+// mark's "while"), or, in bundles from drivers that did not say, the
+// engine's own phase.
+func (e *Engine) when(while string) string {
+	if while != "" {
+		return "while " + while
+	}
+	return "in phase " + e.phase
 }
 
 // gate handles gate requests and releases.

@@ -24,9 +24,12 @@ const (
 	// and started again on the same home. The HTTP read of the thread that
 	// follows the next proc.ready is the restart read.
 	MarkRestart = "restart"
-	// MarkDeadline: the run's timeout expired. Body: {"timeoutSeconds":N}.
+	// MarkDeadline: the run's timeout expired. Body:
+	// {"timeoutSeconds":N,"while":"starting the server"}, "while" saying
+	// what the driver was doing (older bundles have none).
 	MarkDeadline = "deadline"
-	// MarkInterrupted: the driver was interrupted (SIGINT/SIGTERM).
+	// MarkInterrupted: the driver was interrupted (SIGINT/SIGTERM). Body:
+	// {"while":"..."} as for MarkDeadline.
 	MarkInterrupted = "interrupted"
 )
 
@@ -75,11 +78,15 @@ type (
 	// DeadlineMark is the body of MarkDeadline.
 	DeadlineMark struct {
 		TimeoutSeconds float64 `json:"timeoutSeconds"`
+		// While says what the driver was doing ("starting the server");
+		// bundles from older drivers have none.
+		While string `json:"while,omitempty"`
 	}
 	// InterruptedMark is the body of MarkInterrupted: where the driver was.
 	InterruptedMark struct {
 		Step  string `json:"step,omitempty"`
 		Phase string `json:"phase,omitempty"`
+		While string `json:"while,omitempty"` // as in DeadlineMark
 	}
 	// RestartMark is the body of MarkRestart.
 	RestartMark struct {

@@ -2,6 +2,7 @@ package t3
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -109,6 +111,7 @@ type RPCClient struct {
 	err     error // why the connection ended
 	defect  json.RawMessage
 	pong    chan struct{}
+	frames  atomic.Int64 // frames received, to tell a silent server from a slow one
 }
 
 // pendingCall is one request awaiting its Exit. Streams queue their chunks.
@@ -159,6 +162,27 @@ func (e *ConnectionError) Error() string {
 	return fmt.Sprintf("t3: rpc connection ended: %v", e.Err)
 }
 func (e *ConnectionError) Unwrap() error { return e.Err }
+
+// SerializationMismatchError is the cause of a ConnectionError when the
+// server does not speak the serialization the client was set to. Effect does
+// not negotiate it (RpcSerialization.layerJson or layerNdjson is chosen on
+// each side), so a mismatch shows only as frames the other side cannot
+// split: an ndjson client gets whole JSON messages without their newline; a
+// json client gets nothing at all, because an ndjson server waits for a
+// newline its frames never have.
+type SerializationMismatchError struct {
+	Client string // the serialization the client was set to
+	Server string // what the server was seen to speak; "" when only suspected
+	Seen   string // what showed it
+}
+
+func (e *SerializationMismatchError) Error() string {
+	if e.Server != "" {
+		return fmt.Sprintf("t3: serialization mismatch: the server speaks Effect RPC %s, the client was set to %s (%s)", e.Server, e.Client, e.Seen)
+	}
+	other := map[string]string{"json": "ndjson", "ndjson": "json"}[e.Client]
+	return fmt.Sprintf("t3: probably a serialization mismatch: %s; a server that speaks %s instead of %s waits for frames it can split and answers nothing", e.Seen, other, e.Client)
+}
 
 // ErrClientClosed is the cause of a ConnectionError after RPCClient.Close.
 var ErrClientClosed = errors.New("t3: rpc client closed")
@@ -471,6 +495,9 @@ func (r *RPCClient) readLoop() {
 	var partial []byte // ndjson: an unfinished line
 	for {
 		_, data, err := r.conn.Read(r.ctx)
+		if err == nil {
+			r.frames.Add(1)
+		}
 		if err != nil {
 			ce := &ConnectionError{Code: websocket.CloseStatus(err), Err: err}
 			var cl websocket.CloseError
@@ -482,6 +509,14 @@ func (r *RPCClient) readLoop() {
 		}
 		if r.opts.Serialization == "ndjson" {
 			partial = append(partial, data...)
+			if bytes.IndexByte(data, '\n') < 0 && wholeJSONMessage(partial) {
+				// Effect's ndjson ends every message with a newline, in the
+				// frame that carries it: this is json serialization.
+				r.fail(&ConnectionError{Code: -1, Err: &SerializationMismatchError{Client: "ndjson", Server: "json",
+					Seen: fmt.Sprintf("a frame holds a whole message without the newline ndjson ends each one with: %.120s", partial)}})
+				_ = r.conn.CloseNow()
+				return
+			}
 			for {
 				i := bytes.IndexByte(partial, '\n')
 				if i < 0 {
@@ -595,7 +630,12 @@ func (r *RPCClient) pingLoop() {
 			outstanding = 0
 		case <-t.C:
 			if outstanding >= 2 {
-				r.fail(&ConnectionError{Code: -1, Err: errors.New("no Pong for two ping intervals")})
+				err := errors.New("no Pong for two ping intervals")
+				if r.frames.Load() == 0 {
+					err = &SerializationMismatchError{Client: cmp.Or(r.opts.Serialization, "json"),
+						Seen: "no Pong for two ping intervals, and no frame at all since the connection opened"}
+				}
+				r.fail(&ConnectionError{Code: -1, Err: err})
 				_ = r.conn.CloseNow()
 				return
 			}
@@ -605,4 +645,11 @@ func (r *RPCClient) pingLoop() {
 			}
 		}
 	}
+}
+
+// wholeJSONMessage reports whether b is one complete JSON object or array
+// (an RPC message or a batch of them) and nothing else.
+func wholeJSONMessage(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b)
 }

@@ -432,10 +432,10 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool {
 	switch {
 	case parent.Err() != nil:
-		r.mark(replay.MarkInterrupted, replay.InterruptedMark{Step: step})
+		r.mark(replay.MarkInterrupted, replay.InterruptedMark{Step: step, While: doing(step)})
 		return true
 	case ctx.Err() != nil:
-		r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds()})
+		r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds(), While: doing(step)})
 		return false
 	}
 	if r.serverDied() {
@@ -448,6 +448,34 @@ func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool
 	}
 	r.mark(replay.MarkSetupFailed, replay.StepMark{Step: step, Error: err.Error()})
 	return false
+}
+
+// doing says what the driver was doing at step (a setup step, "server",
+// "restart", "restart-read" or "running"), for the deadline and interrupted
+// marks: the verdict says "the 20s timeout expired while starting the
+// server", not a phase the run never reached.
+func doing(step string) string {
+	switch step {
+	case "server":
+		return "starting the server (it had not printed its ready line)"
+	case "restart":
+		return "restarting the server (it had not printed its ready line)"
+	case "restart-read":
+		return "reading the thread back after the restart"
+	case "token":
+		return "setting up: exchanging the bootstrap token"
+	case "project":
+		return "setting up: creating the project"
+	case "ticket":
+		return "setting up: getting the WebSocket ticket"
+	case "connect":
+		return "setting up: connecting the RPC socket"
+	case "launch":
+		return "setting up: launching the thread"
+	case "running":
+		return "running the scenario (following the thread)"
+	}
+	return step
 }
 
 // serverDied reports whether the server exited without being asked to, waiting

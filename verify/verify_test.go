@@ -130,6 +130,9 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	if !rep.Reproduced {
 		t.Errorf("replay diverged from the live verdict:\n%s", rep.Diff)
 	}
+	for _, bad := range interruptsOfAnsweredRequests(events) {
+		t.Errorf("the driver interrupted an answered request: %s", bad)
+	}
 	// The driver's own traffic decodes cleanly: no message without its call.
 	for _, d := range rep.DecodeErrors {
 		t.Errorf("undecodable @%d %s: %s", d.Seq, d.Conn, d.Err)
@@ -306,8 +309,26 @@ func TestServerKilledMidRun(t *testing.T) {
 
 func TestDeadline(t *testing.T) {
 	res := runOnce(t, verify.Options{Scenario: "idle", Fault: fixtures.FaultStalledParent, Timeout: 2 * time.Second})
-	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckDeadline {
+	f := res.Verdict.Failure
+	if f == nil || f.Check != assert.CheckDeadline {
 		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckDeadline)
+	}
+	if !strings.Contains(f.Seen, "expired while running the scenario") {
+		t.Errorf("seen %q, want it to say the run was running the scenario", f.Seen)
+	}
+}
+
+// A server that never becomes ready: the deadline says the server was still
+// starting, not that the run was "in phase running".
+func TestDeadlineWhileStarting(t *testing.T) {
+	// The comment sign drops the start arguments verify appends.
+	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: "sleep 60 #", Timeout: 2 * time.Second})
+	f := res.Verdict.Failure
+	if f == nil || f.Check != assert.CheckDeadline {
+		t.Fatalf("verdict %+v, want check %s", res.Verdict, assert.CheckDeadline)
+	}
+	if !strings.Contains(f.Seen, "expired while starting the server") {
+		t.Errorf("seen %q, want it to say the server was still starting", f.Seen)
 	}
 }
 

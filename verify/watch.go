@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
@@ -20,6 +21,11 @@ const (
 	outcomeRestart                    // main checks passed: go on with the restart
 	outcomeInterrupted                // SIGINT or SIGTERM
 )
+
+// callGrace is how long calls in flight when the watch ends may take to be
+// answered before they are interrupted: an answered call's Exit is already
+// on its way, so this is only ever waited out by a server that hangs.
+const callGrace = 5 * time.Second
 
 // Engine phases the driver reacts to.
 const (
@@ -35,17 +41,28 @@ const (
 // engine's milestones and returns when the engine has decided, asks for the
 // restart, or the run is cut short.
 func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome {
+	// wctx ends the subscriptions when the watch returns. Calls in flight
+	// then (a projection read, the nested read) are let finish under cctx:
+	// the engine often decides on the very Exit that answers one, which the
+	// recorder sees before the client does, and interrupting a request the
+	// server has answered is what Effect's own client never does. A call
+	// still unanswered after callGrace is interrupted.
 	wctx, stop := context.WithCancel(ctx)
-	defer stop()
+	cctx, stopCalls := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer stop()
+	defer func() {
+		stop()
+		grace := time.AfterFunc(callGrace, stopCalls)
+		wg.Wait()
+		grace.Stop()
+		stopCalls()
+	}()
 
 	streamErr := make(chan error, 2)
 	childIDs := make(chan string, 1)
 	follow := func(threadID string, nested bool) {
 		defer wg.Done()
-		err := r.follow(wctx, s, threadID, func(p *t3.Projection) {
+		err := r.follow(wctx, cctx, s, threadID, func(p *t3.Projection) {
 			if nested || r.opts.Scenario != "nested" || len(p.Subagents) == 0 || p.Subagents[0].ChildThreadID == "" {
 				return
 			}
@@ -99,7 +116,7 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 					go func() {
 						defer wg.Done()
 						var child json.RawMessage
-						if err := s.rpc.Call(wctx, t3.MethodGetProjection, map[string]string{"threadId": st.ChildThreadID}, &child); err != nil && wctx.Err() == nil {
+						if err := s.rpc.Call(cctx, t3.MethodGetProjection, map[string]string{"threadId": st.ChildThreadID}, &child); err != nil && wctx.Err() == nil {
 							streamErr <- fmt.Errorf("reading the nested child: %w", err)
 						}
 					}()
@@ -112,11 +129,11 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 // cutShort marks why the run stopped before the engine decided.
 func (r *run) cutShort(ctx context.Context) outcome {
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-		seq := r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds()})
+		seq := r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds(), While: doing("running")})
 		r.live.WaitFor(seq)
 		return outcomeDecided
 	}
-	seq := r.mark(replay.MarkInterrupted, replay.InterruptedMark{Phase: replay.PhaseRunning})
+	seq := r.mark(replay.MarkInterrupted, replay.InterruptedMark{Phase: replay.PhaseRunning, While: doing("running")})
 	r.live.WaitFor(seq)
 	return outcomeInterrupted
 }
@@ -124,9 +141,10 @@ func (r *run) cutShort(ctx context.Context) outcome {
 func (r *run) lastSeq() uint64 { return r.writer.Count() - 1 }
 
 // follow subscribes to a thread and reads its projection after every
-// non-snapshot item, until the stream ends or ctx is done. onProjection sees
-// every projection read.
-func (r *run) follow(ctx context.Context, s *session, threadID string, onProjection func(*t3.Projection)) error {
+// non-snapshot item, until the stream ends or ctx is done. A read in flight
+// when ctx ends runs on under callCtx (see watch). onProjection sees every
+// projection read.
+func (r *run) follow(ctx, callCtx context.Context, s *session, threadID string, onProjection func(*t3.Projection)) error {
 	stream, err := s.rpc.Stream(ctx, t3.MethodSubscribe, map[string]string{"threadId": threadID})
 	if err != nil {
 		return fmt.Errorf("subscribing to thread %s: %w", threadID, err)
@@ -147,7 +165,7 @@ func (r *run) follow(ctx context.Context, s *session, threadID string, onProject
 		proj := item.Projection
 		if item.Kind != t3.ItemKindSnapshot {
 			var p t3.Projection
-			if err := s.rpc.Call(ctx, t3.MethodGetProjection, map[string]string{"threadId": threadID}, &p); err != nil {
+			if err := s.rpc.Call(callCtx, t3.MethodGetProjection, map[string]string{"threadId": threadID}, &p); err != nil {
 				return fmt.Errorf("reading thread %s: %w", threadID, err)
 			}
 			proj = &p
