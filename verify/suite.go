@@ -74,9 +74,13 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 	}
 	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	res := &SuiteResult{OutDir: opts.OutDir, Results: filepath.Join(opts.OutDir, "results.json")}
+	total, n := opts.Repeat*len(scenarios), 0
 	for it := 1; it <= opts.Repeat; it++ {
 		for _, sc := range scenarios {
-			fmt.Fprintf(opts.Stdout, "Verification %d/%d: %s\n", it, opts.Repeat, sc)
+			n++
+			// "Run 3/8: native (iteration 1/2)": which run of the suite this
+			// is, not which repetition, which is the same for every scenario.
+			fmt.Fprintf(opts.Stdout, "Run %d/%d: %s (iteration %d/%d)\n", n, total, sc, it, opts.Repeat)
 			entry := runChild(ctx, exe, opts, sc, it)
 			res.Entries = append(res.Entries, entry)
 			if err := writeResults(res); err != nil {

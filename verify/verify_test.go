@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -387,6 +388,12 @@ func TestSuiteCommand(t *testing.T) {
 	want := []string{"idle passed", "active passed", "native passed", "nested passed"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results.json (-want +got):\n%s\noutput:\n%s", diff, stdout.String())
+	}
+	// Each run is announced as which of the suite's runs it is.
+	for i, sc := range verify.Scenarios {
+		if line := fmt.Sprintf("Run %d/4: %s (iteration 1/1)\n", i+1, sc); !strings.Contains(stdout.String(), line) {
+			t.Errorf("the suite did not announce %q:\n%s", line, stdout.String())
+		}
 	}
 	rep := exec.Command(wireproofBin, "replay", out)
 	repOut, err := rep.CombinedOutput()

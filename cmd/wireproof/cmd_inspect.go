@@ -252,7 +252,9 @@ func inspectJSON(ctx context.Context, opts inspectOptions, path string, out *buf
 	}
 	writeLine(r.Line())
 	shown := 0
+	var lastT int64
 	err = eachEvent(ctx, r, func(ev *bundle.Event) bool {
+		lastT = ev.T
 		if !opts.match(ev) {
 			return true
 		}
@@ -266,8 +268,23 @@ func inspectJSON(ctx context.Context, opts inspectOptions, path string, out *buf
 	if r.Trailer() != nil && !opts.filtered() {
 		writeLine(r.Line())
 	}
+	if shown == 0 && opts.filtered() {
+		// stdout stays NDJSON; the note goes where a person reads it.
+		fmt.Fprintln(opts.stderr, "wireproof: "+noMatch(opts, lastT))
+	}
 	warnTruncated(opts, path, r)
 	return nil
+}
+
+// noMatch says that the filters matched nothing, and with a time window
+// where the events are, so an empty timeline is not mistaken for an empty
+// bundle.
+func noMatch(opts inspectOptions, lastT int64) string {
+	msg := "0 events matched the filters"
+	if opts.From > 0 || opts.toSet {
+		msg += fmt.Sprintf(" (the events run from +0s to %s)", formatOffset(lastT))
+	}
+	return msg
 }
 
 func inspectText(ctx context.Context, opts inspectOptions, path string, out *bufio.Writer) error {
@@ -314,6 +331,9 @@ func inspectText(ctx context.Context, opts inspectOptions, path string, out *buf
 	})
 	if err != nil {
 		return err
+	}
+	if shown == 0 && opts.filtered() {
+		fmt.Fprintln(out, noMatch(opts, s.lastT))
 	}
 	// The summary pass read to the end even when --limit stopped this one.
 	if s.truncated != "" {
