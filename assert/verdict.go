@@ -1,7 +1,7 @@
 // Package assert holds wireproof's check engine and the background-delivery
 // suites: invariants evaluated at every projection observation, in order, and
 // final checks on the last observation and the restart read. The checks have the
-// meaning of the live verifier's (see DESIGN.md, "Checks").
+// meaning of the live verifier's (docs/checks.md lists them).
 package assert
 
 // Verdict statuses.

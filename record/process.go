@@ -42,7 +42,7 @@ type ProcessOptions struct {
 	Env  []string // nil: inherit
 
 	// ExtraFile, if non-nil, is written to the child's fd 3 through a pipe
-	// which is then closed (the bootstrap JSON of PROTOCOL.md section 2).
+	// which is then closed (the bootstrap JSON, t3.Bootstrap).
 	ExtraFile []byte
 
 	// ReadyLine: readiness is the first stdout or stderr line containing it
@@ -493,7 +493,7 @@ func closeAll(fs ...*os.File) {
 }
 
 // signalNames spells the signals a supervised process is sent or dies of the
-// way PROTOCOL.md and the events do.
+// way the events do.
 var signalNames = map[syscall.Signal]string{
 	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
 	syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
