@@ -47,8 +47,10 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 	// recorder sees before the client does, and interrupting a request the
 	// server has answered is what Effect's own client never does. A call
 	// still unanswered after callGrace is interrupted.
+	// The same holds when the run is cut short (timeout, SIGINT): a call
+	// answered in that instant is not interrupted either.
 	wctx, stop := context.WithCancel(ctx)
-	cctx, stopCalls := context.WithCancel(ctx)
+	cctx, stopCalls := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	defer func() {
 		stop()
