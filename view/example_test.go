@@ -26,13 +26,13 @@ func Example() {
 		fmt.Printf("%-28s %-7s %-20s %s\n", r.Name, r.Status, r.Check, r.Replay)
 	}
 	var events view.EventsResponse
-	get(ts.URL+"/api/bundle/idle-duplicate-notification/events?around=68&limit=1", &events)
+	get(ts.URL+"/api/bundle/idle-duplicate-notification/events?around=138&limit=1", &events)
 	e := events.Events[0]
 	fmt.Println(e.Seq, e.Kind, e.RPC)
 	// Output:
 	// idle                         passed                       reproduced
 	// idle-duplicate-notification  failed  single-notification  reproduced
-	// 68 ws.message Exit Success #9 orchestration.getThreadProjection
+	// 138 ws.message Exit Success #14 orchestration.getThreadProjection
 }
 
 func get(url string, v any) {
