@@ -569,9 +569,13 @@ func (s *bundleSummary) print(w io.Writer) {
 	row("kinds", "%s", formatKindCounts(s.kinds))
 	if len(s.connOrder) > 0 {
 		row("connections", "")
+		width := 10 // the column fits the longest connection id, and one space more
+		for _, id := range s.connOrder {
+			width = max(width, len(id)+1)
+		}
 		for _, id := range s.connOrder {
 			c := s.conns[id]
-			fmt.Fprintf(w, "  %-10s%s; %d payload bytes\n", id, formatKindCounts(c.kinds), c.bytes)
+			fmt.Fprintf(w, "  %-*s%s; %d payload bytes\n", width, id, formatKindCounts(c.kinds), c.bytes)
 		}
 	}
 	row("payload", "%d bytes", s.payload)

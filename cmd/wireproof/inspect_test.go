@@ -383,3 +383,49 @@ func decompressFile(t *testing.T, path string) []byte {
 	}
 	return plain
 }
+
+// TestInspectLongConnectionIDs: a connection id longer than the column
+// (the scripted provider's "provider-1") widens it instead of running into
+// its counts.
+func TestInspectLongConnectionIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.zst")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := bundle.NewWriter(f, bundle.Header{Tool: "wireproof test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []bundle.Event{
+		{Kind: bundle.KindProcStart, Conn: "server"},
+		{Kind: bundle.KindProcStart, Conn: "provider-12"},
+	} {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := inspect(t, inspectOptions{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "payload bytes") {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"  server      proc.start 1; 0 payload bytes",
+		"  provider-12 proc.start 1; 0 payload bytes",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("connection rows (-want +got):\n%s", diff)
+	}
+}
