@@ -5,8 +5,9 @@
 // of what it carries. Checks (see replay's conformance suite) and tools
 // (playback, triage) read the protocol events instead of the raw frames.
 //
-// The package knows JSON-RPC 2.0 (over stdio lines and WebSocket text frames)
-// and HTTP exchanges (server-sent events as messages). Effect RPC is decoded
+// The package knows JSON-RPC 2.0 (over stdio lines and WebSocket text frames),
+// HTTP exchanges (server-sent events as messages) and the Claude CLI's
+// stream-json (stdio lines of a provider process). Effect RPC is decoded
 // by replay's Correlator, which the engine plugs in as a decoder of its own.
 package protocol
 
@@ -24,6 +25,9 @@ const (
 	EffectRPC Name = "effect-rpc" // Effect RPC, json or ndjson framing (replay.Correlator)
 	JSONRPC   Name = "jsonrpc"    // JSON-RPC 2.0
 	HTTP      Name = "http"       // HTTP/1.1 exchanges; text/event-stream bodies as messages
+	// StreamJSON is the Claude CLI's stream-json: one JSON object per stdio
+	// line, the SDK on stdin (DirClientToServer), the CLI on stdout.
+	StreamJSON Name = "stream-json"
 )
 
 // Kind is what a protocol event is.

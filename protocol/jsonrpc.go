@@ -156,31 +156,42 @@ func (d *JSONRPCDecoder) message(c *rpcConn, ev *bundle.Event, b []byte, emit Em
 			return
 		}
 		out.Kind = KindRequest
-		calls := c.calls[dirIdx(ev.Dir)]
-		if _, busy := calls[out.ID]; busy {
-			out.Reused = true
-			emit(out)
-			return
-		}
-		call := &Call{Protocol: JSONRPC, Conn: ev.Conn, ID: out.ID, Method: out.Method, Dir: ev.Dir, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
-		calls[out.ID] = call
-		out.Call = call
+		openCall(c.calls[dirIdx(ev.Dir)], out)
 		emit(out)
 		return
 	}
 	out.Kind = KindResponse
 	if m.ID != nil {
-		calls := c.calls[1-dirIdx(ev.Dir)]
-		if call := calls[out.ID]; call != nil {
-			call.Outcome, call.EndSeq = OutcomeSuccess, ev.Seq
-			if m.Error != nil {
-				call.Outcome = OutcomeFailure
-			}
-			delete(calls, out.ID)
-			out.Call, out.Method = call, call.Method
-		}
+		answerCall(c.calls[1-dirIdx(ev.Dir)], out, m.Error != nil)
 	}
 	emit(out)
+}
+
+// openCall opens the call of request out (its ID set) in calls, the calls in
+// flight in its direction, or marks out Reused if that id is in flight.
+func openCall(calls map[string]*Call, out *Event) {
+	if _, busy := calls[out.ID]; busy {
+		out.Reused = true
+		return
+	}
+	call := &Call{Protocol: out.Protocol, Conn: out.Conn, ID: out.ID, Method: out.Method, Dir: out.Dir, RequestSeq: out.Seq, Outcome: OutcomeOpen}
+	calls[out.ID] = call
+	out.Call = call
+}
+
+// answerCall ends the call in calls that response out (its ID set) answers,
+// if one is in flight: a success, or a failure if failed.
+func answerCall(calls map[string]*Call, out *Event, failed bool) {
+	call := calls[out.ID]
+	if call == nil {
+		return
+	}
+	call.Outcome, call.EndSeq = OutcomeSuccess, out.Seq
+	if failed {
+		call.Outcome = OutcomeFailure
+	}
+	delete(calls, out.ID)
+	out.Call, out.Method = call, call.Method
 }
 
 // envelopeProblems lists how m breaks the JSON-RPC 2.0 envelope rules.
@@ -288,28 +299,33 @@ func jsonType(b []byte) string {
 
 // Stop ends every call in flight with an unknown outcome.
 func (d *JSONRPCDecoder) Stop(at *bundle.Event, why string, emit Emit) {
-	ids := make([]string, 0, len(d.conns))
-	for id := range d.conns {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range sortedKeys(d.conns) {
 		d.endAll(id, d.conns[id], at, emit)
 	}
 }
 
 func (d *JSONRPCDecoder) endAll(conn string, c *rpcConn, at *bundle.Event, emit Emit) {
-	var calls []*Call
-	for i := range c.calls {
-		for id, call := range c.calls[i] {
+	endCalls(JSONRPC, conn, at, emit, takeCalls(nil, c.calls[:]...))
+}
+
+// takeCalls appends the calls of every map to calls and empties the maps.
+func takeCalls(calls []*Call, maps ...map[string]*Call) []*Call {
+	for _, m := range maps {
+		for id, call := range m {
 			calls = append(calls, call)
-			delete(c.calls[i], id)
+			delete(m, id)
 		}
 	}
+	return calls
+}
+
+// endCalls ends calls, in the order they were requested, with an unknown
+// outcome at at.
+func endCalls(p Name, conn string, at *bundle.Event, emit Emit, calls []*Call) {
 	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
 	for _, call := range calls {
 		call.Outcome, call.EndSeq = OutcomeUnknown, at.Seq
-		emit(&Event{Seq: at.Seq, T: at.T, Conn: conn, Protocol: JSONRPC, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
+		emit(&Event{Seq: at.Seq, T: at.T, Conn: conn, Protocol: p, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
 	}
 }
 

@@ -15,8 +15,11 @@ import (
 
 // decode feeds lines ("c2s {...}") to a fresh JSON-RPC decoder and describes
 // each protocol event on one line.
-func decode(lines ...string) []string {
-	d := protocol.NewJSONRPCDecoder()
+func decode(lines ...string) []string { return decodeWith(protocol.NewJSONRPCDecoder(), lines...) }
+
+// decodeWith feeds lines ("c2s {...}") to d and describes each protocol
+// event on one line.
+func decodeWith(d protocol.Decoder, lines ...string) []string {
 	var out []string
 	emit := func(ev *protocol.Event) {
 		s := fmt.Sprintf("%d %s %s id=%s", ev.Seq, ev.Kind, ev.Method, ev.ID)

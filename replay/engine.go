@@ -169,7 +169,10 @@ func NewEngine(opts *EngineOptions) *Engine {
 	e.lean = e.corr.lean
 	e.lean.answers = e.answerKind
 	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
-	e.router = protocol.NewRouter(append(routes, Routes(e.corr, e.jsonrpc, e.httpDec)...), e.protocolEvent)
+	// After the caller's routes: stdio lines of the Claude CLI's stream-json
+	// (the provider-N channels verify records), then the engine's own.
+	all := append(append([]protocol.Route{}, routes...), protocol.StreamJSONRoute(protocol.NewStreamJSONDecoder()))
+	e.router = protocol.NewRouter(append(all, Routes(e.corr, e.jsonrpc, e.httpDec)...), e.protocolEvent)
 	e.conf.init(suites, onEvent)
 	return e
 }
