@@ -24,6 +24,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/provider/claude"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/verify"
 )
@@ -135,8 +136,18 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Errorf("the driver interrupted an answered request: %s", bad)
 	}
 	// The driver's own traffic decodes cleanly: no message without its call.
+	// The provider's stream-json does too, except the one line a provider
+	// told to write a malformed line writes: replay reports exactly that.
+	malformed := 0
 	for _, d := range rep.DecodeErrors {
+		if opts.Fault == claude.FaultMalformedLine && strings.HasPrefix(d.Conn, "provider-") {
+			malformed++
+			continue
+		}
 		t.Errorf("undecodable @%d %s: %s", d.Seq, d.Conn, d.Err)
+	}
+	if want := map[bool]int{true: 1}[opts.Fault == claude.FaultMalformedLine]; malformed != want || rep.DecodeErrorCount != len(rep.DecodeErrors) {
+		t.Errorf("%d decode errors on provider channels (%d in all), want %d", malformed, rep.DecodeErrorCount, want)
 	}
 	if diff := cmp.Diff(res.Verdict, rep.Verdict); diff != "" {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
