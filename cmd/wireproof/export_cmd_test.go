@@ -14,8 +14,18 @@ import (
 // stdout and stderr.
 func runBin(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinEnv(t, nil, args...)
+}
+
+// runBinEnv is runBin with extra environment (NAME=VALUE) on top of the
+// test's own.
+func runBinEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(wireproofBin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	code := exitStatus(t, cmd.Run())
 	return code, stdout.String(), stderr.String()

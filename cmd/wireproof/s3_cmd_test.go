@@ -29,11 +29,7 @@ import (
 // environment, and returns its exit code, stdout and stderr.
 func s3Run(t *testing.T, spoolDir string, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(wireproofBin, args...)
-	cmd.Env = append(append(os.Environ(), "WIREPROOF_SPOOL="+spoolDir), env...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	return exitStatus(t, cmd.Run()), stdout.String(), stderr.String()
+	return runBinEnv(t, append([]string{"WIREPROOF_SPOOL=" + spoolDir}, env...), args...)
 }
 
 // noSecret fails if the secret key appears in any of the texts.
