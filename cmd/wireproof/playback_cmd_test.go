@@ -23,7 +23,17 @@ import (
 // prints on its first stdout line.
 func startWireproof(t *testing.T, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
 	t.Helper()
+	return startWireproofEnv(t, nil, args...)
+}
+
+// startWireproofEnv is startWireproof with extra environment (NAME=VALUE) on
+// top of the test's own.
+func startWireproofEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(wireproofBin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

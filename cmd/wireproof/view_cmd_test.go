@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -39,25 +38,11 @@ func TestViewServesAndStopsOnSIGINT(t *testing.T) {
 // startView starts `wireproof view ARGS...` with extra environment and
 // returns it, the URL it printed and its stderr; the process is killed at the
 // end of the test if it is still running.
-func startView(t *testing.T, env []string, args ...string) (*exec.Cmd, *url.URL, *strings.Builder) {
+func startView(t *testing.T, env []string, args ...string) (*exec.Cmd, *url.URL, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(wireproofBin, append([]string{"view"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &strings.Builder{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, line, stderr := startWireproofEnv(t, env, append([]string{"view"}, args...)...)
 	t.Cleanup(func() { cmd.Process.Kill() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v; stderr: %s", err, stderr.String())
-	}
-	u, err := url.Parse(strings.TrimSpace(line))
+	u, err := url.Parse(line)
 	if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
 		t.Fatalf("printed %q: not a loopback URL", line)
 	}
