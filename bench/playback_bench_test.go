@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -97,11 +96,7 @@ const httpPages = 64
 // and query among the recorded ones).
 func BenchmarkPlaybackHTTP(b *testing.B) {
 	body := []byte(`{"threads":[` + repeatJSON(280) + `]}`)
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
+	upstream := jsonServer(body)
 	defer upstream.Close()
 	run := func(b *testing.B, base string) {
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}

@@ -252,11 +252,7 @@ func BenchmarkWSEcho(b *testing.B) {
 func BenchmarkHTTPJSON(b *testing.B) {
 	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
 	body = append(body[:len(body)-1], "]}"...)
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
+	upstream := jsonServer(body)
 	defer upstream.Close()
 	run := func(b *testing.B, base string) {
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
@@ -293,6 +289,15 @@ func BenchmarkHTTPJSON(b *testing.B) {
 		defer stop()
 		run(b, u)
 	})
+}
+
+// jsonServer serves body as application/json, with its length, at every path.
+func jsonServer(body []byte) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
 }
 
 // BenchmarkCompression records two streams and reports the bundle's
