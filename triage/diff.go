@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/scrub"
 	"github.com/wireproof/wireproof/replay"
 )
 
@@ -233,8 +234,8 @@ func blankVerdict(v assert.Verdict, secret string) assert.Verdict {
 	if v.Failure != nil {
 		f := *v.Failure
 		f.Seq, f.T = 0, 0
-		f.ThreadID, f.RunID = storyScrub(f.ThreadID, secret), storyScrub(f.RunID, secret)
-		f.Expected, f.Seen, f.Diff = storyScrub(f.Expected, secret), storyScrub(f.Seen, secret), storyScrub(f.Diff, secret)
+		f.ThreadID, f.RunID = scrub.Text(f.ThreadID, secret), scrub.Text(f.RunID, secret)
+		f.Expected, f.Seen, f.Diff = scrub.Text(f.Expected, secret), scrub.Text(f.Seen, secret), scrub.Text(f.Diff, secret)
 		v.Failure = &f
 	}
 	if v.Milestones != nil {

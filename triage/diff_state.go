@@ -49,10 +49,6 @@ type MessageState struct {
 	Text string `json:"text"`
 }
 
-// storyScrub replaces the secret by <SECRET>, uuids by <ID> and loopback
-// ports by <PORT> in s.
-func storyScrub(s, secret string) string { return scrub.Text(s, secret) }
-
 // NormalizeProjection returns the StoryState of p for a run whose secret is secret
 // (empty when unknown: results then count as without-secret). It copies what
 // it keeps, so p may be reused afterwards.
@@ -83,9 +79,9 @@ func NormalizeProjection(p *t3.Projection, secret string) StoryState {
 		s.TurnItems = append(s.TurnItems, strings.Clone(it.Type))
 	}
 	for _, m := range p.Messages {
-		// storyScrub always builds a new string when it replaces; Clone covers
+		// scrub.Text always builds a new string when it replaces; Clone covers
 		// the text it returns unchanged, which aliases the decoder's buffer.
-		s.Messages = append(s.Messages, MessageState{Role: strings.Clone(m.Role), Text: strings.Clone(storyScrub(m.Text, secret))})
+		s.Messages = append(s.Messages, MessageState{Role: strings.Clone(m.Role), Text: strings.Clone(scrub.Text(m.Text, secret))})
 	}
 	for _, pt := range p.ProviderThreads {
 		s.PendingBackgroundTasks += len(pt.PendingBackgroundTasks)
