@@ -34,7 +34,7 @@ type Verdict struct {
 	// Suites are the suites that ran, in order (background-delivery on
 	// verification runs, then protocol-conformance on every bundle).
 	// Verdicts recorded before suites existed lack it: replay then compares
-	// everything else (see replay.SameVerdict).
+	// everything else (see replay.Comparable).
 	Suites []SuiteResult `json:"suites,omitempty"`
 }
 
