@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -144,25 +143,7 @@ func runIndex(ctx context.Context, opts indexOptions, args []string) error {
 // entries in input order.
 func summarizeAll(ctx context.Context, refs []bundleRef, jobs int) []bundleindex.Entry {
 	out := make([]bundleindex.Entry, len(refs))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(jobs, len(refs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				out[i] = summarizeRef(ctx, refs[i])
-			}
-		}()
-	}
-	for i := range refs {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	forEachRef(ctx, len(refs), jobs, func(i int) { out[i] = summarizeRef(ctx, refs[i]) })
 	return out
 }
 

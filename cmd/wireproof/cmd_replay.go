@@ -217,6 +217,30 @@ func collectBundles(ctx context.Context, args []string) ([]bundleRef, error) {
 	return refs, nil
 }
 
+// forEachRef calls do(i) for i in [0, n) on up to jobs goroutines and returns
+// when every call has returned; once ctx is done no further i is handed out.
+func forEachRef(ctx context.Context, n, jobs int, do func(i int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(jobs, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				do(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
 // replayRef replays one bundle: a file by its path, an object as a stream,
 // never downloaded whole first.
 func replayRef(ctx context.Context, ref bundleRef) (*replay.Result, error) {
@@ -239,32 +263,16 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 		bar = progressbar.NewOptions(len(refs), progressbar.OptionSetWriter(opts.stderr),
 			progressbar.OptionSetDescription("replay"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
-	work := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for w := 0; w < min(opts.Jobs, len(refs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				res, err := replayRef(ctx, refs[i])
-				out[i] = replayOutcome{ref: refs[i], res: res, err: err}
-				if bar != nil {
-					mu.Lock()
-					bar.Add(1)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range refs {
-		if ctx.Err() != nil {
-			break
+	forEachRef(ctx, len(refs), opts.Jobs, func(i int) {
+		res, err := replayRef(ctx, refs[i])
+		out[i] = replayOutcome{ref: refs[i], res: res, err: err}
+		if bar != nil {
+			mu.Lock()
+			bar.Add(1)
+			mu.Unlock()
 		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	})
 	if bar != nil {
 		bar.Finish()
 	}
