@@ -4,31 +4,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"time"
+
+	"github.com/wireproof/wireproof/internal/httphop"
 )
-
-// hopHeaders are meaningful for one connection only and are not replayed;
-// Content-Length is left to the server, since replies carry the client's ids.
-var hopHeaders = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length",
-}
-
-func headerHasToken(h http.Header, key, token string) bool {
-	for _, v := range h.Values(key) {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isWebSocketUpgrade(r *http.Request) bool {
-	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
-}
 
 func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.isClosed() {
@@ -93,9 +72,8 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 			h.Add(k, p.ids.applyString(v))
 		}
 	}
-	for _, k := range hopHeaders {
-		h.Del(k)
-	}
+	httphop.Remove(h)
+	h.Del("Content-Length") // left to the server: replies carry the client's ids
 	if x.Decoded {
 		h.Del("Content-Encoding") // the recording holds the body decoded
 	}

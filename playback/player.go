@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/wireproof/wireproof/internal/httphop"
 	"github.com/wireproof/wireproof/internal/scrub"
 )
 
@@ -82,7 +83,7 @@ func New(rec *Recording, opts *Options) *Player {
 // ServeHTTP answers one request from the recording: a WebSocket upgrade or
 // a plain HTTP request.
 func (p *Player) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isWebSocketUpgrade(r) {
+	if httphop.IsWebSocketUpgrade(r) {
 		p.serveWebSocket(w, r)
 		return
 	}

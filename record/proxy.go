@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wireproof/wireproof/internal/httphop"
 )
 
 // DefaultMaxMessageSize is the WebSocket read limit of the proxy on both sides.
@@ -93,7 +95,7 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 // ServeHTTP relays and records one request: a WebSocket upgrade or a plain HTTP
 // exchange.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isWebSocketUpgrade(r) {
+	if httphop.IsWebSocketUpgrade(r) {
 		p.serveWebSocket(w, r)
 		return
 	}
@@ -167,42 +169,6 @@ func joinPath(a, b *url.URL) (path, rawpath string) {
 		return path, ""
 	}
 	return path, joined
-}
-
-// hopHeaders are meaningful for one connection only and are not forwarded.
-var hopHeaders = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
-}
-
-// removeHopHeaders deletes hop-by-hop headers, including those named by
-// Connection, from h.
-func removeHopHeaders(h http.Header) {
-	for _, f := range h.Values("Connection") {
-		for _, name := range strings.Split(f, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				h.Del(name)
-			}
-		}
-	}
-	for _, k := range hopHeaders {
-		h.Del(k)
-	}
-}
-
-func headerHasToken(h http.Header, key, token string) bool {
-	for _, v := range h.Values(key) {
-		for _, t := range strings.Split(v, ",") {
-			if t, _, _ = strings.Cut(t, ";"); strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isWebSocketUpgrade(r *http.Request) bool {
-	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
 }
 
 // Server is a Proxy listening on a loopback (or given) address; see Listen.

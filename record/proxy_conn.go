@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wireproof/wireproof/internal/httphop"
 )
 
 // handshakeTimeout bounds the upstream's answer to a WebSocket upgrade.
@@ -122,7 +124,7 @@ func (p *Proxy) dialUpstream(ctx context.Context, r *http.Request) (*upstreamCon
 // could not decode.
 func upgradeHeader(in http.Header) http.Header {
 	h := in.Clone()
-	removeHopHeaders(h)
+	httphop.Remove(h)
 	h.Del("Host")
 	h.Set("Connection", "Upgrade")
 	h.Set("Upgrade", "websocket")

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/httphop"
 )
 
 // wholeBodyMax is the largest body with a known length that is read whole
@@ -49,7 +50,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	out.URL = p.target(r)
 	out.Host = ""
 	out.RequestURI = ""
-	removeHopHeaders(out.Header)
+	httphop.Remove(out.Header)
 	// Ask for identity encoding so the evidence holds readable (and
 	// redactable) bodies rather than gzip; a client that offered gzip must
 	// accept identity too.
@@ -86,7 +87,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range res.Header {
 		h[k] = append(h[k][:0:0], vs...)
 	}
-	removeHopHeaders(h)
+	httphop.Remove(h)
 	if len(res.Trailer) > 0 {
 		names := make([]string, 0, len(res.Trailer))
 		for k := range res.Trailer {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/httphop"
 	"github.com/wireproof/wireproof/internal/wsframe"
 )
 
@@ -78,7 +79,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	id := "ws" + strconv.FormatUint(p.wsIDs.Add(1), 10)
 	ext := uc.resp.Header.Get("Sec-WebSocket-Extensions")
-	deflate := headerHasToken(uc.resp.Header, "Sec-WebSocket-Extensions", "permessage-deflate")
+	deflate := httphop.HasToken(uc.resp.Header, "Sec-WebSocket-Extensions", "permessage-deflate")
 	attrs := fmt.Appendf(nil, `{"clientCompressed":%t,"upstreamCompressed":%t`, deflate, deflate)
 	if ext != "" {
 		attrs = fmt.Appendf(attrs, `,"extensions":%q`, ext)
@@ -148,7 +149,7 @@ func (p *Proxy) refuseUpgrade(w http.ResponseWriter, r *http.Request, resp *http
 	for k, vs := range resp.Header {
 		h[k] = append([]string(nil), vs...)
 	}
-	removeHopHeaders(h)
+	httphop.Remove(h)
 	h.Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
 	n, _ := w.Write(body)
