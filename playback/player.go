@@ -110,7 +110,7 @@ func (p *Player) Report() Report {
 		}
 		if sc := p.scripts[i]; sc != nil {
 			for k, call := range sc.calls {
-				if !sc.played[k] {
+				if !sc.ever[k] {
 					unplayed = append(unplayed, Unplayed{Kind: "rpc", Seq: call.seq, Request: call.summary()})
 				}
 			}

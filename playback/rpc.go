@@ -73,6 +73,8 @@ func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
 		miss = p.closest("rpc call", sc.reqs, sc.played, func(i int) (uint64, string) {
 			return sc.seqs[i], sc.conn.ID + " " + sc.calls[i].summary()
 		}, &live, summary)
+	} else {
+		sc.ever[i] = true
 	}
 	p.ids.mu.Unlock()
 	if i < 0 {

@@ -44,7 +44,8 @@ type script struct {
 	calls  []*call   // RPC: recorded client requests, in order
 	reqs   []request // RPC: calls as matching sees them (method, payload)
 	loose  []*loose  // RPC: server messages not answering a call
-	played []bool    // parallel to calls
+	played []bool    // parallel to calls: played on this script's connection
+	ever   []bool    // parallel to calls: played on any connection to conn, shared by its scripts
 	seqs   []uint64  // parallel to calls
 }
 
@@ -226,6 +227,7 @@ func (s *script) buildCalls() {
 		s.loose = append(s.loose, &loose{T: w.T, Raw: w.Raw, After: clientMsgs, CauseT: causeT})
 	}
 	s.played = make([]bool, len(s.calls))
+	s.ever = make([]bool, len(s.calls))
 	s.seqs = make([]uint64, len(s.calls))
 	for i, c := range s.calls {
 		s.seqs[i] = c.seq

@@ -44,8 +44,13 @@ func (p *Player) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 			return c.Seq, "GET " + c.URL.Path
 		}, &live, summary)
 	} else {
-		if p.scripts[i] == nil || repeated {
+		if prev := p.scripts[i]; prev == nil || repeated {
 			p.scripts[i] = newScript(p.rec.Conns[i])
+			if prev != nil {
+				// A reconnection plays the calls afresh; what the
+				// earlier connections played stays played.
+				p.scripts[i].ever = prev.ever
+			}
 		}
 		sc = p.scripts[i]
 	}

@@ -310,3 +310,36 @@ func TestRawMessagesInOrder(t *testing.T) {
 		t.Errorf("misses %+v, want one naming the differing message", rep.Misses)
 	}
 }
+
+// TestReconnectKeepsPlayed: a client that plays every recorded call and then
+// connects again (a reload, a reconnect) has still played them; the report
+// does not count them as never played because the last connection did not
+// send them again.
+func TestReconnectKeepsPlayed(t *testing.T) {
+	recThread := t3.NewUUID()
+	path := recordSession(t, effectServer(t, false), func(base string) {
+		c := dialRPC(t, base, false)
+		driveEffect(t, c, [3]string{`"1"`, `"2"`, `"3"`}, recThread, false)
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	c := dialRPC(t, srv.URL, false)
+	driveEffect(t, c, [3]string{`1`, `2`, `3`}, t3.NewUUID(), false)
+	c.c.Close(websocket.StatusNormalClosure, "")
+
+	again := dialRPC(t, srv.URL, false)
+	again.send(`{"_tag":"Ping"}`)
+	again.expect(t3.TagPong, "")
+	again.c.Close(websocket.StatusNormalClosure, "")
+
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Misses) != 0 || len(rep.Unplayed) != 0 {
+		t.Errorf("report %+v: want no miss and nothing unplayed (every call was played on the first connection)", rep)
+	}
+	if rep.Played != 4 || rep.Repeated != 1 {
+		t.Errorf("played %d, repeated %d; want 4 played (one connection, three calls) and 1 repeated (the reconnect)", rep.Played, rep.Repeated)
+	}
+}
