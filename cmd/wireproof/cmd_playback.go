@@ -121,6 +121,9 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 		if errors.Is(err, fs.ErrExist) {
 			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
 		}
+		if pe := (*fs.PathError)(nil); opts.output != "" && errors.As(err, &pe) {
+			return outputError{opts.output, err} // -o could not be created
+		}
 		return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
 	}
 	into := ""
