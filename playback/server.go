@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -93,7 +94,7 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
-		s.abort()
+		s.abort(o.Output)
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	go func() { s.done <- s.inner.Serve(ln) }()
@@ -106,7 +107,7 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 		if err != nil {
 			s.inner.Close()
 			<-s.done
-			s.abort()
+			s.abort(o.Output)
 			return nil, fmt.Errorf("listen on %s: %w", o.Listen, err)
 		}
 		s.URL = s.proxy.URL
@@ -114,10 +115,13 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 	return s, nil
 }
 
-// abort closes the recording of a Server that never started.
-func (s *Server) abort() {
+// abort closes the recording of a Server that never started and removes
+// its bundle at path: it holds nothing, and would block a retry with the
+// same -o.
+func (s *Server) abort(path string) {
 	if s.rec != nil {
 		s.rec.Close()
+		os.Remove(path)
 	}
 }
 

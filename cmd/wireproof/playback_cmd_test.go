@@ -134,6 +134,7 @@ func TestPlaybackCommand(t *testing.T) {
 
 	existing := filepath.Join(t.TempDir(), "exists.zst")
 	os.WriteFile(existing, []byte("x"), 0o600)
+	abandoned := filepath.Join(t.TempDir(), "abandoned.zst")
 	notBundle := filepath.Join(t.TempDir(), "not.zst")
 	os.WriteFile(notBundle, []byte("not zstd"), 0o600)
 	for _, c := range []struct {
@@ -148,6 +149,8 @@ func TestPlaybackCommand(t *testing.T) {
 		{"missing bundle", []string{filepath.Join(t.TempDir(), "none.zst")}, exitUnreadable, "none.zst"},
 		{"not a bundle", []string{notBundle}, exitUnreadable, "not.zst"},
 		{"bad listen", []string{recorded, "--listen", "nowhere"}, exitUsage, "--listen nowhere"},
+		{"unwritable output", []string{recorded, "-o", filepath.Join(t.TempDir(), "no", "dir", "out.zst")}, exitOutput, "cannot write"},
+		{"bad listen with output", []string{recorded, "--listen", "nowhere", "-o", abandoned}, exitUsage, "--listen nowhere"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, append([]string{"playback"}, c.args...)...)
@@ -160,5 +163,10 @@ func TestPlaybackCommand(t *testing.T) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), c.want)
 			}
 		})
+	}
+	// A playback that never started leaves no -o bundle to block the next
+	// attempt with "the file exists".
+	if _, err := os.Lstat(abandoned); !os.IsNotExist(err) {
+		t.Errorf("-o %s after a failed --listen: %v, want it removed", abandoned, err)
 	}
 }
