@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,14 +52,18 @@ func wireproofBinary(b *testing.B) string {
 // recordProcess is `wireproof record` running as its own process, so its
 // memory is its own.
 type recordProcess struct {
-	cmd *exec.Cmd
-	URL string
+	cmd    *exec.Cmd
+	URL    string
+	stderr *bytes.Buffer // its banner and any error, shown only if it fails
 }
 
 func startRecordProcess(b *testing.B, upstream string) *recordProcess {
 	b.Helper()
 	cmd := exec.Command(wireproofBinary(b), "record", "--upstream", upstream, "-o", filepath.Join(b.TempDir(), "big.zst"))
-	cmd.Stderr = os.Stderr
+	// Not the benchmark's own stderr: go test prints a benchmark's name and
+	// its figures on one line, and the child's banner would land between them.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -70,9 +75,9 @@ func startRecordProcess(b *testing.B, upstream string) *recordProcess {
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		b.Fatalf("wireproof record printed no URL: %v", err)
+		b.Fatalf("wireproof record printed no URL: %v\n%s", err, stderr.Bytes())
 	}
-	return &recordProcess{cmd: cmd, URL: strings.TrimSpace(line)}
+	return &recordProcess{cmd: cmd, URL: strings.TrimSpace(line), stderr: &stderr}
 }
 
 // stop ends the recording (SIGTERM) and returns the process's peak resident
@@ -82,7 +87,7 @@ func (p *recordProcess) stop(b *testing.B) int64 {
 	peak := peakRSS(b, p.cmd.Process.Pid)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.cmd.Wait(); err != nil {
-		b.Errorf("wireproof record: %v", err)
+		b.Errorf("wireproof record: %v\n%s", err, p.stderr.Bytes())
 	}
 	return peak
 }

@@ -19,31 +19,68 @@ import (
 // results maps "BenchmarkX/sub" to its metrics ("ns/op", "MB/s", "p50-ns", ...).
 type results map[string]map[string]float64
 
+// parse reads go test -bench output. A benchmark's figures normally follow
+// its name on the same line, but anything the benchmark (or a child process
+// it runs) prints to the same terminal lands between the two: a name whose
+// figures are missing is kept until a line that is only figures (it begins
+// with the iteration count) follows, and lines that are neither are skipped.
 func parse(r io.Reader) (results, error) {
 	res := results{}
+	pending := ""
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+		if len(f) == 0 {
 			continue
 		}
-		name := f[0]
-		if i := strings.LastIndex(name, "-"); i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				name = name[:i] // drop the GOMAXPROCS suffix
-			}
+		name := ""
+		if strings.HasPrefix(f[0], "Benchmark") {
+			name, f = benchName(f[0]), f[1:]
 		}
-		m := map[string]float64{}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: metric %q: %v", f[0], f[i+1], err)
-			}
-			m[f[i+1]] = v
+		m, ok := metrics(f)
+		switch {
+		case ok && name != "":
+			res[name], pending = m, ""
+		case ok && pending != "":
+			res[pending], pending = m, ""
+		case name != "":
+			pending = name
 		}
-		res[name] = m
+	}
+	if pending != "" {
+		return res, fmt.Errorf("%s: no figures found after its name", pending)
 	}
 	return res, sc.Err()
+}
+
+// benchName drops the GOMAXPROCS suffix of a benchmark's name.
+func benchName(s string) string {
+	if i := strings.LastIndex(s, "-"); i > 0 {
+		if _, err := strconv.Atoi(s[i+1:]); err == nil {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// metrics parses "N  v1 unit1  v2 unit2 ...", the figures of a benchmark; ok
+// is false if f is not that.
+func metrics(f []string) (map[string]float64, bool) {
+	if len(f) < 3 || len(f)%2 == 0 {
+		return nil, false
+	}
+	if _, err := strconv.ParseInt(f[0], 10, 64); err != nil {
+		return nil, false
+	}
+	m := map[string]float64{}
+	for i := 1; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return nil, false
+		}
+		m[f[i+1]] = v
+	}
+	return m, true
 }
 
 // line is one printed comparison. higherIsBetter says which way the ratio
@@ -81,8 +118,9 @@ var lines = []line{
 func main() {
 	res, err := parse(os.Stdin)
 	if err != nil {
+		// A benchmark without figures shows as missing below (and fails);
+		// the others are still compared.
 		fmt.Fprintln(os.Stderr, "ratios:", err)
-		os.Exit(2)
 	}
 	below := false
 	fmt.Printf("%-54s %14s %14s %8s %8s  %s\n", "name", "measured", "baseline", "ratio", "target", "result")
