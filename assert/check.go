@@ -3,12 +3,14 @@ package assert
 // Stage says when a check is evaluated.
 type Stage string
 
-// Stages of a run.
+// Stages of a run, in the order a background-delivery run reaches them (the
+// event stage runs alongside, on every protocol event).
 const (
 	StageEvent       Stage = "event"       // on every protocol event (conformance)
 	StageObservation Stage = "observation" // on every projection of the parent thread
 	StageFinal       Stage = "final"       // on the completing observation
 	StageNested      Stage = "nested"      // on the nested child's read
+	StageClosing     Stage = "closing"     // on the completing observation, after the nested read
 	StageRestart     Stage = "restart"     // on the read after the restart
 	StageRun         Stage = "run"         // on the driver's and the server's own events
 )
@@ -16,13 +18,20 @@ const (
 // Check is one check as a value: its id and message (the verdict's
 // Failure.Check and Failure.Message), when it is evaluated, and its test, a
 // pure function of what it observes that returns the failure (what was
-// expected, what was seen, a diff where values were compared) or nil. The
-// caller locates a failure (Seq, T, ThreadID).
+// expected, what was seen, a diff where values were compared, the run it
+// points at) or nil. The test leaves Check and Message empty: Checks.Run
+// fills them from the value, so a failure's message is always its check's.
+// The caller locates a failure (Seq, T, ThreadID).
 type Check[O any] struct {
 	ID      string
 	Message string
 	Stage   Stage
 	Test    func(O) *Failure
+}
+
+// Info describes the check as a row of the catalogue, in suite.
+func (c Check[O]) Info(suite string) CheckInfo {
+	return CheckInfo{Suite: suite, Stage: c.Stage, ID: c.ID, Message: c.Message}
 }
 
 // Checks is an ordered list of checks: Run evaluates them in order and the
@@ -39,6 +48,15 @@ func (cs Checks[O]) Run(o O) *Failure {
 		}
 	}
 	return nil
+}
+
+// Infos describes the checks, in order, as rows of the catalogue in suite.
+func (cs Checks[O]) Infos(suite string) []CheckInfo {
+	out := make([]CheckInfo, len(cs))
+	for i := range cs {
+		out[i] = cs[i].Info(suite)
+	}
+	return out
 }
 
 // Suite ids, as the verdict names them in Verdict.Suites.

@@ -8,18 +8,32 @@ import (
 )
 
 // A child that published a terminal result before its gated work was
-// released breaks an invariant at the observation that shows it.
-func ExampleSuite_Observe() {
+// released breaks an invariant at the observation that shows it: the
+// engine runs the Observation list on every projection of the parent.
+func ExampleBackgroundDeliverySuite() {
 	s := assert.Suite{Scenario: assert.ScenarioIdle, Secret: "RESULT_42"}
 	result := "RESULT_42"
 	p := &t3.Projection{
 		Runs:      []t3.Run{{ID: "run-1", Ordinal: 1, Status: t3.RunRunning}},
 		Subagents: []t3.Subagent{{ID: "task-1", Origin: t3.OriginAppOwned, Status: t3.SubagentCompleted, Result: &result}},
 	}
-	fmt.Println(s.Observe(p, true) == nil) // released: a completed child is fine
-	f := s.Observe(p, false)               // not released yet: too early
+	invariants := assert.BackgroundDelivery.Observation
+	fmt.Println(invariants.Run(assert.Observed{Suite: s, Projection: p, Released: true}) == nil) // released: a completed child is fine
+	f := invariants.Run(assert.Observed{Suite: s, Projection: p})                                // not released yet: too early
 	fmt.Printf("%s: %s\n", f.Check, f.Message)
 	// Output:
 	// true
 	// no-early-terminal-child: Child published a terminal result before its gated work finished
+}
+
+// The catalogue lists every check of every suite, in order, with its stage.
+func ExampleCatalogue() {
+	for _, c := range assert.Catalogue()[:4] {
+		fmt.Println(c.Suite, c.Stage, c.ID)
+	}
+	// Output:
+	// background-delivery observation parent-not-failed
+	// background-delivery observation no-early-terminal-child
+	// background-delivery observation terminal-child-has-secret
+	// background-delivery final gate-used
 }

@@ -7,83 +7,110 @@ import (
 	"github.com/wireproof/wireproof/t3"
 )
 
-// MainChecks runs the final checks on the completing observation up to the
-// point where the nested scenario needs the child's projection: gate-used,
-// delegation-path, typed-notification, single-user-message, no-failed-run,
-// single-notification, then per app-owned child child-completed,
-// child-result-kept and delivery-acknowledged, then (nested) nested-owner.
-//
-// Two of these cannot fail through the engine, because the invariants of
-// Observe run first on the same observation and fail earlier: no-failed-run
-// (parent-not-failed sees the failed run) and child-result-kept (a completed
-// child without the secret fails terminal-child-has-secret). They are kept
-// here, in the reference order, so that a suite run on its own matches it.
-func (s Suite) MainChecks(p *t3.Projection, f Facts) *Failure {
-	if !f.Released {
-		x := fail(CheckGateUsed, "a release of the child gate before completion", "the child gate was never released")
-		x.RunID = lastRunID(p)
-		return x
+// The final checks on the completing observation (BackgroundDelivery.Main).
+
+func gateUsed(c Completing) *Failure {
+	if c.Released {
+		return nil
 	}
+	x := miss("a release of the child gate before completion", "the child gate was never released")
+	x.RunID = lastRunID(c.Projection)
+	return x
+}
+
+func delegationPath(c Completing) *Failure {
+	p := c.Projection
 	wantApp := 1
-	if s.Scenario == ScenarioNative {
+	if c.Scenario == ScenarioNative {
 		wantApp = 0
 	}
-	if got := countSubagents(p, t3.OriginAppOwned); got != wantApp {
-		x := diffFail(CheckDelegationPath, wantApp, got)
-		x.Expected = fmt.Sprintf("%d app_owned subagent(s)", wantApp)
-		x.Seen = fmt.Sprintf("%d app_owned subagent(s): %s", got, subagentStates(p))
-		return x
+	got := countSubagents(p, t3.OriginAppOwned)
+	if got == wantApp {
+		return nil
 	}
-	notifications := countItems(p, t3.ItemNotification)
-	if notifications == 0 {
-		return fail(CheckTypedNotification, "a notification turn item", "turn items: "+itemTypes(p))
+	x := diffMiss(wantApp, got)
+	x.Expected = fmt.Sprintf("%d app_owned subagent(s)", wantApp)
+	x.Seen = fmt.Sprintf("%d app_owned subagent(s): %s", got, subagentStates(p))
+	return x
+}
+
+func typedNotification(c Completing) *Failure {
+	if countItems(c.Projection, t3.ItemNotification) != 0 {
+		return nil
 	}
-	if got := countItems(p, t3.ItemUserMessage); got != 1 {
-		x := diffFail(CheckSingleUserMessage, 1, got)
-		x.Expected, x.Seen = "1 user_message turn item", fmt.Sprintf("%d user_message turn items", got)
-		return x
-	}
-	for _, r := range p.Runs {
+	return miss("a notification turn item", "turn items: "+itemTypes(c.Projection))
+}
+
+func singleUserMessage(c Completing) *Failure { return oneItem(c.Projection, t3.ItemUserMessage) }
+
+// noFailedRun cannot fail through the engine: parent-not-failed sees the
+// failed run first (see BackgroundDelivery).
+func noFailedRun(c Completing) *Failure {
+	for _, r := range c.Projection.Runs {
 		if r.Status == t3.RunFailed {
-			x := fail(CheckNoFailedRun, "no run failed", fmt.Sprintf("run %s (ordinal %d) is failed", r.ID, r.Ordinal))
+			x := miss("no run failed", fmt.Sprintf("run %s (ordinal %d) is failed", r.ID, r.Ordinal))
 			x.RunID = r.ID
 			return x
 		}
 	}
-	if notifications != 1 {
-		x := diffFail(CheckSingleNotification, 1, notifications)
-		x.Expected, x.Seen = "1 notification turn item", fmt.Sprintf("%d notification turn items", notifications)
-		return x
+	return nil
+}
+
+func singleNotification(c Completing) *Failure { return oneItem(c.Projection, t3.ItemNotification) }
+
+// oneItem fails unless p has exactly one turn item of type typ.
+func oneItem(p *t3.Projection, typ string) *Failure {
+	n := countItems(p, typ)
+	if n == 1 {
+		return nil
 	}
-	for _, a := range p.Subagents {
-		if a.Origin != t3.OriginAppOwned {
-			continue
-		}
+	x := diffMiss(1, n)
+	x.Expected, x.Seen = "1 "+typ+" turn item", fmt.Sprintf("%d %s turn items", n, typ)
+	return x
+}
+
+func childCompleted(c Completing) *Failure {
+	for _, a := range appOwned(c.Projection) {
 		if a.Status != t3.SubagentCompleted {
-			x := diffFail(CheckChildCompleted, t3.SubagentCompleted, a.Status)
+			x := diffMiss(t3.SubagentCompleted, a.Status)
 			x.Seen = fmt.Sprintf("subagent %s is %s", a.ID, a.Status)
 			return x
 		}
-		if !resultHas(a.Result, s.Secret) {
-			return fail(CheckChildResultKept, "a result containing "+s.Secret,
-				fmt.Sprintf("subagent %s result %s", a.ID, showResult(a.Result)))
+	}
+	return nil
+}
+
+// childResultKept cannot fail through the engine: terminal-child-has-secret
+// sees the completed child without the secret first (see BackgroundDelivery).
+func childResultKept(c Completing) *Failure {
+	for _, a := range appOwned(c.Projection) {
+		if !resultHas(a.Result, c.Secret) {
+			return miss("a result containing "+c.Secret, fmt.Sprintf("subagent %s result %s", a.ID, showResult(a.Result)))
 		}
+	}
+	return nil
+}
+
+func deliveryAcknowledged(c Completing) *Failure {
+	for _, a := range appOwned(c.Projection) {
 		state := ""
 		if a.CompletionDelivery != nil {
 			state = a.CompletionDelivery.State
 		}
 		if state != t3.DeliveryAcknowledged {
-			x := diffFail(CheckDeliveryAcknowledged, t3.DeliveryAcknowledged, state)
+			x := diffMiss(t3.DeliveryAcknowledged, state)
 			x.Seen = fmt.Sprintf("subagent %s completion delivery %q", a.ID, state)
 			return x
 		}
 	}
-	if s.Scenario == ScenarioNested {
-		if NestedChildThread(p) == "" {
-			return fail(CheckNestedOwner, "subagents[0].childThreadId set", "subagents: "+subagentStates(p))
-		}
-	}
 	return nil
+}
+
+func nestedOwner(c Completing) *Failure {
+	if c.Scenario != ScenarioNested || NestedChildThread(c.Projection) != "" {
+		return nil
+	}
+	return miss("subagents[0].childThreadId set", "subagents: "+subagentStates(c.Projection))
 }
 
 // NestedChildThread is the child thread the nested checks read: the first
@@ -95,51 +122,82 @@ func NestedChildThread(p *t3.Projection) string {
 	return p.Subagents[0].ChildThreadID
 }
 
-// NestedChecks runs nested-grandchild and nested-result on the child thread's
-// projection read after the main checks.
-func (s Suite) NestedChecks(child *t3.Projection) *Failure {
-	if got := len(child.Subagents); got != 1 {
-		x := diffFail(CheckNestedGrandchild, 1, got)
+// The checks of the nested child's read (BackgroundDelivery.Nested).
+
+func nestedGrandchild(n NestedRead) *Failure {
+	if n.Child == nil {
+		return miss("a projection of the child thread", n.Failed)
+	}
+	if got := len(n.Child.Subagents); got != 1 {
+		x := diffMiss(1, got)
 		x.Expected, x.Seen = "1 subagent of the child thread", fmt.Sprintf("%d subagents of the child thread", got)
 		return x
-	}
-	if a := child.Subagents[0]; !resultHas(a.Result, s.Secret) {
-		return fail(CheckNestedResult, "a grandchild result containing "+s.Secret,
-			fmt.Sprintf("grandchild %s result %s", a.ID, showResult(a.Result)))
 	}
 	return nil
 }
 
-// ClosingChecks runs the checks after the nested read: no-stale-background,
-// then active-single-run and active-parent-gate in active, continuation-run
-// otherwise.
-func (s Suite) ClosingChecks(p *t3.Projection, f Facts) *Failure {
-	for i, pt := range p.ProviderThreads {
+func nestedResult(n NestedRead) *Failure {
+	if n.Child == nil || len(n.Child.Subagents) == 0 {
+		return nil // nested-grandchild's to judge
+	}
+	if a := n.Child.Subagents[0]; !resultHas(a.Result, n.Secret) {
+		return miss("a grandchild result containing "+n.Secret, fmt.Sprintf("grandchild %s result %s", a.ID, showResult(a.Result)))
+	}
+	return nil
+}
+
+// The checks after the nested read (BackgroundDelivery.Closing): the
+// active scenario's two, or continuation-run in the others.
+
+func noStaleBackground(c Completing) *Failure {
+	for i, pt := range c.Projection.ProviderThreads {
 		if n := len(pt.PendingBackgroundTasks); n != 0 {
-			x := diffFail(CheckNoStaleBackground, 0, n)
+			x := diffMiss(0, n)
 			x.Expected = "no pending background tasks"
 			x.Seen = fmt.Sprintf("provider thread %d (%s) has %d pending background task(s)", i, pt.ID, n)
 			return x
 		}
 	}
-	if s.Scenario == ScenarioActive {
-		if got := len(p.Runs); got != 1 {
-			x := diffFail(CheckActiveSingleRun, 1, got)
-			x.Expected, x.Seen = "1 run", fmt.Sprintf("%d runs: %s", got, runStates(p))
-			x.RunID = lastRunID(p)
-			return x
-		}
-		if !f.ParentGateRequested {
-			return fail(CheckActiveParentGate, "a request to the parent's gate", "no request to the parent's gate")
-		}
+	return nil
+}
+
+func activeSingleRun(c Completing) *Failure {
+	p := c.Projection
+	if c.Scenario != ScenarioActive || len(p.Runs) == 1 {
 		return nil
 	}
-	if got := len(p.Runs); got < 2 {
-		x := fail(CheckContinuationRun, "at least 2 runs", fmt.Sprintf("%d run(s): %s", got, runStates(p)))
-		x.RunID = lastRunID(p)
-		return x
+	got := len(p.Runs)
+	x := diffMiss(1, got)
+	x.Expected, x.Seen = "1 run", fmt.Sprintf("%d runs: %s", got, runStates(p))
+	x.RunID = lastRunID(p)
+	return x
+}
+
+func activeParentGate(c Completing) *Failure {
+	if c.Scenario != ScenarioActive || c.ParentGateRequested {
+		return nil
 	}
-	return nil
+	return miss("a request to the parent's gate", "no request to the parent's gate")
+}
+
+func continuationRun(c Completing) *Failure {
+	p := c.Projection
+	if c.Scenario == ScenarioActive || len(p.Runs) >= 2 {
+		return nil
+	}
+	x := miss("at least 2 runs", fmt.Sprintf("%d run(s): %s", len(p.Runs), runStates(p)))
+	x.RunID = lastRunID(p)
+	return x
+}
+
+func appOwned(p *t3.Projection) []t3.Subagent {
+	var out []t3.Subagent
+	for _, a := range p.Subagents {
+		if a.Origin == t3.OriginAppOwned {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func countSubagents(p *t3.Projection, origin string) int {

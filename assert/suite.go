@@ -15,9 +15,10 @@ const (
 	ScenarioNested = "nested"
 )
 
-// Suite holds what the checks of one run compare against. It is a value: the
-// checks are pure functions of their arguments, so the live engine and replay
-// reach the same failures from the same observations.
+// Suite holds what the checks of one run compare against. It is a value,
+// carried in what each check observes: the checks are pure functions of their
+// arguments, so the live engine and replay reach the same failures from the
+// same observations.
 type Suite struct {
 	Scenario string
 	Secret   string // the gate's RESULT_<uuid>; a result or message carries the work if it contains it
@@ -29,15 +30,15 @@ type Facts struct {
 	ParentGateRequested bool // a request to the parent's foreground gate was seen
 }
 
-// fail builds a Failure for check id with the message of the live verifier.
-// The caller locates it (Seq, T, ThreadID).
-func fail(check, expected, seen string) *Failure {
-	return &Failure{Check: check, Message: Messages[check], Expected: expected, Seen: seen}
+// miss is a check's failure: what was expected and what was seen. Checks.Run
+// names the check; the engine locates it (Seq, T, ThreadID).
+func miss(expected, seen string) *Failure {
+	return &Failure{Expected: expected, Seen: seen}
 }
 
-// diffFail is fail with a go-cmp diff of the compared values.
-func diffFail(check string, want, got any) *Failure {
-	f := fail(check, fmt.Sprint(want), fmt.Sprint(got))
+// diffMiss is miss with a diff of the compared values.
+func diffMiss(want, got any) *Failure {
+	f := miss(fmt.Sprint(want), fmt.Sprint(got))
 	f.Diff = valueDiff(want, got)
 	return f
 }
@@ -50,32 +51,40 @@ func lastRunID(p *t3.Projection) string {
 	return p.Runs[len(p.Runs)-1].ID
 }
 
-// Observe runs the per-observation invariants, in the live verifier's order, on
-// one projection of the parent thread. released says whether the child gate had
-// been released before this observation.
-func (s Suite) Observe(p *t3.Projection, released bool) *Failure {
-	for _, r := range p.Runs {
+// The per-observation invariants (BackgroundDelivery.Observation).
+
+func parentNotFailed(o Observed) *Failure {
+	for _, r := range o.Projection.Runs {
 		if r.Status == t3.RunFailed {
-			f := fail(CheckParentNotFailed, "no run failed", fmt.Sprintf("run %s (ordinal %d) is failed", r.ID, r.Ordinal))
+			f := miss("no run failed", fmt.Sprintf("run %s (ordinal %d) is failed", r.ID, r.Ordinal))
 			f.RunID = r.ID
 			return f
 		}
 	}
-	if !released {
-		for _, a := range p.Subagents {
-			if t3.SubagentTerminal(a.Status) {
-				f := fail(CheckNoEarlyTerminalChild, "no terminal subagent before the gate was released",
-					fmt.Sprintf("subagent %s (%s) is %s before the gate was released", a.ID, a.Origin, a.Status))
-				f.RunID = lastRunID(p)
-				return f
-			}
+	return nil
+}
+
+func noEarlyTerminalChild(o Observed) *Failure {
+	if o.Released {
+		return nil
+	}
+	for _, a := range o.Projection.Subagents {
+		if t3.SubagentTerminal(a.Status) {
+			f := miss("no terminal subagent before the gate was released",
+				fmt.Sprintf("subagent %s (%s) is %s before the gate was released", a.ID, a.Origin, a.Status))
+			f.RunID = lastRunID(o.Projection)
+			return f
 		}
 	}
-	for _, a := range p.Subagents {
-		if t3.SubagentTerminal(a.Status) && !resultHas(a.Result, s.Secret) {
-			f := fail(CheckTerminalChildSecret, fmt.Sprintf("the result of terminal subagent %s contains %s", a.ID, s.Secret),
+	return nil
+}
+
+func terminalChildHasSecret(o Observed) *Failure {
+	for _, a := range o.Projection.Subagents {
+		if t3.SubagentTerminal(a.Status) && !resultHas(a.Result, o.Secret) {
+			f := miss(fmt.Sprintf("the result of terminal subagent %s contains %s", a.ID, o.Secret),
 				fmt.Sprintf("subagent %s is %s with result %s", a.ID, a.Status, showResult(a.Result)))
-			f.RunID = lastRunID(p)
+			f.RunID = lastRunID(o.Projection)
 			return f
 		}
 	}

@@ -1,7 +1,11 @@
-// Package assert holds wireproof's check engine and the background-delivery
-// suites: invariants evaluated at every projection observation, in order, and
-// final checks on the last observation and the restart read. The checks have the
-// meaning of the live verifier's (docs/checks.md lists them).
+// Package assert holds wireproof's checks as data: each a Check value (id,
+// message, stage, a pure test of what it observes), grouped into the ordered
+// lists of the background-delivery suite (BackgroundDelivery: invariants at
+// every projection observation, final checks on the completing observation,
+// the nested read, the restart read and the run's own events) and the
+// protocol-conformance suite (Conformance). Catalogue lists every check of
+// every suite. The checks have the meaning of the live verifier's
+// (docs/checks.md lists them).
 package assert
 
 // Verdict statuses.
@@ -63,8 +67,9 @@ type Failure struct {
 	Diff     string `json:"diff,omitempty"` // go-cmp diff (-want +got) where a value was compared
 }
 
-// Check ids. Each names one assertion of the live verifier; the message that goes
-// with it is Messages[id].
+// Check ids. Each names one assertion of the live verifier; its message,
+// stage and test are in its Check value (BackgroundDelivery, Conformance;
+// Catalogue lists them all).
 const (
 	// Per-observation invariants.
 	CheckParentNotFailed      = "parent-not-failed"
@@ -103,38 +108,6 @@ const (
 	CheckSetup       = "setup"        // authentication, project creation, ticket or launch failed
 )
 
-// Messages gives each check the message the live verifier uses for it.
-var Messages = map[string]string{
-	CheckParentNotFailed:        "Parent failed before delivery",
-	CheckNoEarlyTerminalChild:   "Child published a terminal result before its gated work finished",
-	CheckTerminalChildSecret:    "Child published an incorrect or failed result",
-	CheckStreamDelivered:        "Stream ended without proof of delivery",
-	CheckGateUsed:               "Child did not use the controlled gate",
-	CheckDelegationPath:         "Wrong delegation path",
-	CheckTypedNotification:      "Missing typed notification",
-	CheckSingleUserMessage:      "Background delivery appeared as an ordinary user message",
-	CheckNoFailedRun:            "A parent run failed",
-	CheckSingleNotification:     "One completion produced multiple notifications",
-	CheckChildCompleted:         "Child did not complete successfully",
-	CheckChildResultKept:        "Published task result lost the actual work",
-	CheckDeliveryAcknowledged:   "Parent did not read task_status",
-	CheckNestedOwner:            "Missing nested task owner",
-	CheckNestedGrandchild:       "Missing grandchild",
-	CheckNestedResult:           "Nested result was lost",
-	CheckNoStaleBackground:      "Stale background work remains after completion",
-	CheckActiveSingleRun:        "Active delivery unexpectedly started another run",
-	CheckActiveParentGate:       "Parent never entered the foreground gate",
-	CheckContinuationRun:        "Expected a new continuation after the initial turn ended",
-	CheckRestartRead:            "Restart read failed",
-	CheckRestartAcknowledgement: "Acknowledgement was lost or duplicated on restart",
-	CheckRestartRunsCompleted:   "Restart left an unfinished run",
-	CheckRestartNoExtraRun:      "Restart created an extra continuation",
-	CheckServerAlive:            "Server exited during the run",
-	CheckDeadline:               "Verification timed out",
-	CheckInterrupted:            "Verification interrupted",
-	CheckSetup:                  "Setup failed",
-}
-
 // Protocol-conformance checks (suite SuiteConformance): on every bundle, on
 // every decoded protocol event, until the run's end mark.
 const (
@@ -146,17 +119,3 @@ const (
 	CheckHTTPBodyLength   = "http-body-length"
 	CheckWebSocketCloseOK = "ws-close-code"
 )
-
-func init() {
-	for id, msg := range map[string]string{
-		CheckAnswersRequest:   "A response answers no request in flight",
-		CheckIDNotReused:      "A request id was reused while in flight",
-		CheckStreamAcked:      "A stream chunk was sent before the previous one was acknowledged",
-		CheckInterruptAnswer:  "An interrupted call was never answered",
-		CheckJSONRPCEnvelope:  "Invalid JSON-RPC 2.0 message",
-		CheckHTTPBodyLength:   "HTTP body length differs from its Content-Length",
-		CheckWebSocketCloseOK: "Invalid WebSocket close code",
-	} {
-		Messages[id] = msg
-	}
-}

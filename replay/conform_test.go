@@ -123,7 +123,7 @@ func TestConformanceMutations(t *testing.T) {
 			if c.Failure.Check != tc.check || c.Failure.Seq != at {
 				t.Errorf("conformance failed %s @%d, want %s @%d: %+v", c.Failure.Check, c.Failure.Seq, tc.check, at, c.Failure)
 			}
-			if c.Failure.Message != assert.Messages[tc.check] || c.Failure.Expected == "" || c.Failure.Seen == "" {
+			if c.Failure.Message != message(tc.check) || c.Failure.Expected == "" || c.Failure.Seen == "" {
 				t.Errorf("failure lacks message, expected or seen: %+v", c.Failure)
 			}
 			if v.Status != assert.StatusFailed {
@@ -131,7 +131,7 @@ func TestConformanceMutations(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range replay.ConformanceChecks {
+	for _, c := range assert.Conformance {
 		if !covered[c.ID] {
 			t.Errorf("no mutation makes conformance check %s fail", c.ID)
 		}

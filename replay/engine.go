@@ -418,8 +418,7 @@ func (e *Engine) finalize() {
 	default:
 		seen = "the bundle ended before delivery was proven; last seen: " + assert.Summary(e.lastParent)
 	}
-	e.fail(&assert.Failure{Check: assert.CheckStreamDelivered, Message: assert.Messages[assert.CheckStreamDelivered],
-		Expected: "an observation with the secret acknowledged and every run terminal", Seen: seen}, e.lastSeq, e.lastT, e.parentThread)
+	e.runEnd(assert.RunEnd{Undelivered: seen}, e.lastSeq, e.lastT)
 }
 
 // decidePendingCut fails the run with the kept cut-off call, if there is one.
@@ -447,8 +446,12 @@ func (e *Engine) fail(f *assert.Failure, seq uint64, t int64, thread string) {
 	e.phase = PhaseFailed
 }
 
-func failure(check, expected, seen string) *assert.Failure {
-	return &assert.Failure{Check: check, Message: assert.Messages[check], Expected: expected, Seen: seen}
+// runEnd decides the verdict with the run-level check that fails on r, at
+// seq/t: the deciding event of the driver or the server.
+func (e *Engine) runEnd(r assert.RunEnd, seq uint64, t int64) {
+	if f := assert.BackgroundDelivery.Run.Run(r); f != nil {
+		e.fail(f, seq, t, e.parentThread)
+	}
 }
 
 // mark handles the driver's marks.
@@ -480,12 +483,11 @@ func (e *Engine) mark(ev *bundle.Event) {
 	case MarkDeadline:
 		var b DeadlineMark
 		e.decodeMark(ev, &b)
-		e.fail(failure(assert.CheckDeadline, "the run finished before its timeout",
-			fmt.Sprintf("the %gs timeout expired %s", b.TimeoutSeconds, e.when(b.While))), ev.Seq, ev.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Deadline: &assert.Cut{TimeoutSeconds: b.TimeoutSeconds, When: e.when(b.While)}}, ev.Seq, ev.T)
 	case MarkInterrupted:
 		var b InterruptedMark
 		_ = json.Unmarshal(ev.Body.Data, &b) // older drivers wrote no body: nothing to complain about
-		e.fail(failure(assert.CheckInterrupted, "the run to finish", "the driver was interrupted "+e.when(b.While)), ev.Seq, ev.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Interrupted: &assert.Cut{When: e.when(b.While)}}, ev.Seq, ev.T)
 	case MarkDriverError:
 		if e.decidePendingCut() {
 			return
@@ -495,16 +497,14 @@ func (e *Engine) mark(ev *bundle.Event) {
 		if e.phase == PhaseRestart {
 			// The main checks passed; what failed is reading the thread
 			// back from the restarted server.
-			e.fail(failure(assert.CheckRestartRead, "HTTP 2xx with the thread",
-				fmt.Sprintf("the restart read could not be made (%s): %s", b.Step, b.Error)), ev.Seq, ev.T, e.parentThread)
+			e.restartRead(assert.RestartRead{NotMade: &assert.StepError{Step: b.Step, Error: b.Error}}, ev)
 			return
 		}
-		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
-			fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))), ev.Seq, ev.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Undelivered: fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))}, ev.Seq, ev.T)
 	case MarkSetupFailed:
 		var b StepMark
 		e.decodeMark(ev, &b)
-		e.fail(failure(assert.CheckSetup, "setup to succeed", fmt.Sprintf("step %s failed: %s", b.Step, b.Error)), ev.Seq, ev.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Setup: &assert.StepError{Step: b.Step, Error: b.Error}}, ev.Seq, ev.T)
 	}
 }
 
@@ -580,9 +580,7 @@ func (e *Engine) proc(ev *bundle.Event) {
 			if !e.serverReady {
 				when = "before it became ready"
 			}
-			e.fail(failure(assert.CheckServerAlive, "the server to keep running until it is stopped",
-				fmt.Sprintf("the server died with %s at t=%.3fs (seq %d) %s, without being asked to stop", how, float64(ev.T)/1e9, ev.Seq, when)),
-				ev.Seq, ev.T, e.parentThread)
+			e.runEnd(assert.RunEnd{ServerExit: &assert.ServerExit{How: how, Seq: ev.Seq, T: ev.T, When: when}}, ev.Seq, ev.T)
 		}
 		e.corr.ServerStopped(ev)
 	}

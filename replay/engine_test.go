@@ -78,18 +78,18 @@ func TestMutations(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("failure (-want +got):\n%s\nverdict: %+v", diff, v.Failure)
 				}
-				if v.Failure.Message != assert.Messages[f.Check] || v.Failure.ThreadID == "" || v.Failure.Seen == "" {
+				if v.Failure.Message != message(f.Check) || v.Failure.ThreadID == "" || v.Failure.Seen == "" {
 					t.Errorf("failure lacks message, thread or seen: %+v", v.Failure)
 				}
 			})
 		}
 	}
-	for check := range assert.Messages {
-		if check == assert.CheckNoFailedRun || check == assert.CheckChildResultKept || isConformance(check) {
-			continue // conformance checks: TestConformanceMutations
+	for _, c := range assert.BackgroundDelivery.Infos() { // conformance checks: TestConformanceMutations
+		if c.ID == assert.CheckNoFailedRun || c.ID == assert.CheckChildResultKept {
+			continue
 		}
-		if !covered[check] {
-			t.Errorf("no mutation makes check %s fail", check)
+		if !covered[c.ID] {
+			t.Errorf("no mutation makes check %s fail", c.ID)
 		}
 	}
 }
@@ -268,13 +268,10 @@ func TestDriverErrorDecides(t *testing.T) {
 	}
 }
 
-func isConformance(id string) bool {
-	for _, c := range replay.ConformanceChecks {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
+// message is the catalogue's message of check id ("" for an unknown id).
+func message(id string) string {
+	c, _ := assert.Lookup(id)
+	return c.Message
 }
 
 // TestLiveHeaderAndWaitFor: a Live fed the header knows the scenario before

@@ -78,11 +78,7 @@ func (e *Engine) threadRead(x *exchange, ev *bundle.Event) {
 		if e.phase != PhaseRestart || e.restartStage != restartWaitRead {
 			return
 		}
-		if f := e.suite.RestartChecks(assert.RestartRead{Status: x.status, Body: x.body, Err: errText}, e.runCount, e.ackIDs); f != nil {
-			e.fail(f, ev.Seq, ev.T, e.parentThread)
-			return
-		}
-		e.phase = PhasePassed
+		e.restartRead(assert.RestartRead{Status: x.status, Body: x.body, Err: errText}, ev)
 		return
 	}
 	if x.status != http.StatusOK || errText != "" {

@@ -166,15 +166,13 @@ func (e *Engine) judgeCall(call *Call, at *bundle.Event) {
 	how := describeEnd(call)
 	switch {
 	case call.Method == t3.MethodLaunchThread && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
-		e.fail(failure(assert.CheckSetup, "launchThread to succeed", "launchThread "+how), at.Seq, at.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Launch: how}, at.Seq, at.T)
 	case call.Method == t3.MethodSubscribe && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
-		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
-			"the parent's subscription "+how+" before delivery was proven; last seen: "+assert.Summary(e.lastParent)), at.Seq, at.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Undelivered: "the parent's subscription " + how + " before delivery was proven; last seen: " + assert.Summary(e.lastParent)}, at.Seq, at.T)
 	case call.Method == t3.MethodGetProjection && call.ThreadID == e.parentThread && e.phase == PhaseRunning:
-		e.fail(failure(assert.CheckStreamDelivered, "an observation with the secret acknowledged and every run terminal",
-			"getThreadProjection of the parent "+how+"; last seen: "+assert.Summary(e.lastParent)), at.Seq, at.T, e.parentThread)
+		e.runEnd(assert.RunEnd{Undelivered: "getThreadProjection of the parent " + how + "; last seen: " + assert.Summary(e.lastParent)}, at.Seq, at.T)
 	case call.Method == t3.MethodGetProjection && call.ThreadID == e.nestedChild && e.phase == PhaseNestedRead:
-		e.fail(failure(assert.CheckNestedGrandchild, "a projection of the child thread", "getThreadProjection of the child "+how), at.Seq, at.T, e.nestedChild)
+		e.nestedRead(assert.NestedRead{Suite: e.suite, Failed: "getThreadProjection of the child " + how}, at)
 	}
 }
 
@@ -214,11 +212,7 @@ func (e *Engine) observe(src ObservationSource, thread string, p *t3.Projection,
 			e.ms.NestedChildFinished = assert.NestedChildFinished(p)
 		}
 		if thread == e.nestedChild && e.phase == PhaseNestedRead {
-			if f := e.suite.NestedChecks(p); f != nil {
-				e.fail(f, at.Seq, at.T, thread)
-				return
-			}
-			e.closing(at)
+			e.nestedRead(assert.NestedRead{Suite: e.suite, Child: p}, at)
 		}
 		return
 	}
@@ -226,7 +220,7 @@ func (e *Engine) observe(src ObservationSource, thread string, p *t3.Projection,
 		return
 	}
 	e.lastParent = p
-	if f := e.suite.Observe(p, e.released); f != nil {
+	if f := assert.BackgroundDelivery.Observation.Run(assert.Observed{Suite: e.suite, Projection: p, Released: e.released}); f != nil {
 		e.fail(f, at.Seq, at.T, thread)
 		return
 	}
@@ -244,7 +238,7 @@ func (e *Engine) observe(src ObservationSource, thread string, p *t3.Projection,
 	}
 	e.final, e.finalAt = p, at
 	e.runCount, e.ackIDs = len(p.Runs), assert.AcknowledgementIDs(p, e.suite.Secret)
-	if f := e.suite.MainChecks(p, assert.Facts{Released: e.released, ParentGateRequested: e.ms.ParentGateRequested}); f != nil {
+	if f := assert.BackgroundDelivery.Main.Run(e.completing()); f != nil {
 		e.fail(f, at.Seq, at.T, thread)
 		return
 	}
@@ -256,12 +250,39 @@ func (e *Engine) observe(src ObservationSource, thread string, p *t3.Projection,
 	e.closing(at)
 }
 
+// completing is what the final and closing checks observe: the completing
+// observation and the facts established by then.
+func (e *Engine) completing() assert.Completing {
+	return assert.Completing{Suite: e.suite, Projection: e.final,
+		Facts: assert.Facts{Released: e.released, ParentGateRequested: e.ms.ParentGateRequested}}
+}
+
+// nestedRead runs the nested checks on the child's read (n.Child, or how the
+// read failed) and, if they pass, the closing checks.
+func (e *Engine) nestedRead(n assert.NestedRead, at *bundle.Event) {
+	if f := assert.BackgroundDelivery.Nested.Run(n); f != nil {
+		e.fail(f, at.Seq, at.T, e.nestedChild)
+		return
+	}
+	e.closing(at)
+}
+
 // closing runs the checks after the nested read, on the completing
 // observation, and moves on to the restart.
 func (e *Engine) closing(at *bundle.Event) {
-	if f := e.suite.ClosingChecks(e.final, assert.Facts{Released: e.released, ParentGateRequested: e.ms.ParentGateRequested}); f != nil {
+	if f := assert.BackgroundDelivery.Closing.Run(e.completing()); f != nil {
 		e.fail(f, at.Seq, at.T, e.parentThread)
 		return
 	}
 	e.phase, e.restartStage, e.reachedRestart = PhaseRestart, restartWaitMark, true
+}
+
+// restartRead runs the durability checks on the read of the thread after the
+// restart (or on why it could not be made): the last stage of a passing run.
+func (e *Engine) restartRead(r assert.RestartRead, at *bundle.Event) {
+	if f := assert.BackgroundDelivery.Restart.Run(assert.Restarted{Suite: e.suite, Read: r, RunCount: e.runCount, AcknowledgementIDs: e.ackIDs}); f != nil {
+		e.fail(f, at.Seq, at.T, e.parentThread)
+		return
+	}
+	e.phase = PhasePassed
 }
