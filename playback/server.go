@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // Marks a recorded playback session holds besides its traffic.
@@ -77,7 +79,9 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 			}
 			return nil, err
 		}
-		s.rec = record.New(w, nil)
+		// The client may send T3 credentials (tickets, tokens) as well as
+		// generic ones.
+		s.rec = record.New(w, &record.Options{TokenFields: slices.Concat(record.DefaultTokenFields, t3.TokenFields)})
 		onMiss := o.OnMiss
 		o.OnMiss = func(m Miss) {
 			s.mark(MarkMiss, m)

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // echoUpstream is a real WebSocket server that echoes every message, and on
@@ -340,7 +341,7 @@ func TestProxyWebSocketConcurrent(t *testing.T) {
 func TestProxyWebSocketRefused(t *testing.T) {
 	checkNoStray(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
-	r := startRecording(t, up.URL, nil)
+	r := startRecording(t, up.URL, &Options{TokenFields: t3.TokenFields})
 	_, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(r.URL, "http")+"/ws?wsTicket=spent", nil)
 	if err == nil {
 		t.Fatal("dial with a spent ticket succeeded")

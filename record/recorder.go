@@ -18,6 +18,13 @@ type Options struct {
 	// Redact lists secret strings replaced by "[REDACTED]" wherever they occur
 	// in an event: URLs, header values, bodies, messages, log lines.
 	Redact []string
+	// TokenFields names the query parameters, form fields, JSON fields and
+	// log-line keys whose values are credentials: each value is learned as a
+	// secret (then redacted wherever it occurs, in any spelling) and replaced
+	// where it stands. Names match whole identifiers, case-insensitively.
+	// Nil means DefaultTokenFields; a protocol supplies its own names (verify
+	// supplies t3.TokenFields).
+	TokenFields []string
 	// BodyCap is the maximum number of bytes recorded per HTTP body (default
 	// DefaultBodyCap). Bytes past it are relayed but not recorded, and the
 	// exchange's http.end is marked Truncated.
@@ -97,7 +104,7 @@ func New(w *bundle.Writer, opts *Options) *Recorder {
 	if o.BodyCap <= 0 {
 		o.BodyCap = DefaultBodyCap
 	}
-	r := &Recorder{w: w, red: newRedactor(o.Redact), bodyCap: o.BodyCap, start: time.Now()}
+	r := &Recorder{w: w, red: newRedactor(o.Redact, o.TokenFields), bodyCap: o.BodyCap, start: time.Now()}
 	return r
 }
 

@@ -19,19 +19,81 @@ import (
 // Redacted replaces every secret in a recording.
 const Redacted = "[REDACTED]"
 
-// tokenFields are the query parameters, form fields and JSON fields whose
-// values are credentials. Names match whole identifiers, case-insensitively, so
-// "token_type" or "subject_token_type" are not taken for "token".
-var tokenFields = []string{
-	"access_token", "refresh_token", "subject_token", "wsTicket", "ticket",
-	"token", "desktopBootstrapToken",
+// DefaultTokenFields are the query parameters, form fields and JSON fields
+// whose values are credentials in any OAuth-style protocol: the token fields a
+// Recorder knows when Options.TokenFields is nil. A protocol with names of its
+// own supplies them (verify supplies t3.TokenFields).
+var DefaultTokenFields = []string{"access_token", "refresh_token", "id_token", "subject_token", "token"}
+
+// fieldSet is the set of token field names of a recording. Names match whole
+// identifiers, case-insensitively, so "token_type" or "subject_token_type" are
+// not taken for "token".
+type fieldSet struct {
+	names []string
+	// anchors are bytes, in both cases, such that every name contains one:
+	// the field scan looks only around them. The rarest letter of each name
+	// is chosen ('k' for every default name): 'k' is rare in JSON and prose,
+	// so the scan is one vectorised IndexByte pass per anchor for most
+	// payloads (anchoring on "oken" would stop at every 'o').
+	anchors []byte
 }
 
-// fieldAnchors are the bytes every token field name contains in any case
-// ("token", "ticket"): the field scan looks only around them. 'k' is rare in
-// JSON and prose, so the scan is one vectorised IndexByte pass per anchor for
-// most payloads (anchoring on "oken" would stop at every 'o').
-var fieldAnchors = []byte{'k', 'K'}
+// anchorRarity orders the letters from rarest to commonest in English text
+// and JSON keys; an anchor is the first of them a name contains.
+const anchorRarity = "qjzxkvbwyfgpmhucdlsnroitae"
+
+// newFieldSet returns the set of names (DefaultTokenFields if names is nil).
+// Empty names are ignored; a name must be an identifier (letters, digits, _
+// and -) to be found.
+func newFieldSet(names []string) *fieldSet {
+	if names == nil {
+		names = DefaultTokenFields
+	}
+	fs := &fieldSet{}
+	for _, n := range names {
+		if n == "" || slices.ContainsFunc(fs.names, func(m string) bool { return strings.EqualFold(m, n) }) {
+			continue
+		}
+		fs.names = append(fs.names, n)
+		if fs.anchorIn([]byte(n)) >= 0 {
+			continue
+		}
+		a := n[0]
+		if i := strings.IndexFunc(anchorRarity, func(r rune) bool { return strings.ContainsRune(strings.ToLower(n), r) }); i >= 0 {
+			a = anchorRarity[i]
+		}
+		fs.anchors = append(fs.anchors, lower(a))
+		if up := upper(a); up != lower(a) {
+			fs.anchors = append(fs.anchors, up)
+		}
+	}
+	return fs
+}
+
+// anchorIn returns the index in fs.anchors of the first anchor w contains, or
+// -1.
+func (fs *fieldSet) anchorIn(w []byte) int {
+	for i, a := range fs.anchors {
+		if bytes.IndexByte(w, a) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
 
 // minLearned is the shortest value learned from a token field or a credential
 // header as a secret. Shorter values are still replaced where they stand, but
@@ -49,13 +111,17 @@ type secretSet struct {
 // redactor holds the secrets of a recording. Lookups take an atomic snapshot;
 // adding a secret copies the set, which happens a handful of times per run.
 type redactor struct {
+	fields *fieldSet // never changes
+
 	mu    sync.Mutex
 	known map[string]bool
 	set   atomic.Pointer[secretSet]
 }
 
-func newRedactor(secrets []string) *redactor {
-	r := &redactor{known: map[string]bool{}}
+// newRedactor returns a redactor of secrets that learns the values of the
+// token fields named (DefaultTokenFields if nil).
+func newRedactor(secrets, tokenFields []string) *redactor {
+	r := &redactor{fields: newFieldSet(tokenFields), known: map[string]bool{}}
 	r.set.Store(&secretSet{})
 	for _, s := range secrets {
 		r.add(s, false)
@@ -104,7 +170,17 @@ func (r *redactor) add(s string, learned bool) bool {
 // The password of a URL's userinfo (scheme://user:password@host) is
 // replaced too, and redacted wherever else it occurs in s.
 func RedactText(s string, secrets []string) string {
-	r := newRedactor(secrets)
+	return RedactTextWith(s, &Options{Redact: secrets})
+}
+
+// RedactTextWith is RedactText with the secrets (Redact) and token fields
+// (TokenFields) of o, as a Recorder made with o redacts them; the other
+// options do not apply. A nil o means the defaults.
+func RedactTextWith(s string, o *Options) string {
+	if o == nil {
+		o = &Options{}
+	}
+	r := newRedactor(o.Redact, o.TokenFields)
 	for _, m := range userinfoPassword.FindAllStringSubmatch(s, -1) {
 		if p, err := url.PathUnescape(m[2]); err == nil {
 			r.add(p, true)
@@ -285,11 +361,11 @@ func maskCredential(k, v string) string {
 // learn adds the value of every token field in b as a secret and reports
 // whether any was new.
 func (r *redactor) learn(b []byte) bool {
-	if !hasFieldHint(b) {
+	if !r.fields.hint(b) {
 		return false
 	}
 	learned := false
-	scanFields(b, func(f field) {
+	r.fields.scan(b, func(f field) {
 		for _, s := range f.values(b) {
 			learned = r.add(s, true) || learned
 		}
@@ -302,9 +378,9 @@ func (r *redactor) learn(b []byte) bool {
 // new slice otherwise.
 func (r *redactor) text(b []byte, set *secretSet) []byte {
 	out := b
-	if hasFieldHint(b) {
+	if r.fields.hint(b) {
 		var fields []field
-		scanFields(b, func(f field) { fields = append(fields, f) })
+		r.fields.scan(b, func(f field) { fields = append(fields, f) })
 		if len(fields) > 0 {
 			out = make([]byte, 0, len(b))
 			last := 0
@@ -380,16 +456,17 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func hasFieldHint(b []byte) bool {
+// hint reports whether b holds a token field name.
+func (fs *fieldSet) hint(b []byte) bool {
 	found := false
-	eachTokenField(b, func(int, int) bool { found = true; return false })
+	fs.each(b, func(int, int) bool { found = true; return false })
 	return found
 }
 
-// eachTokenField calls fn with the start and end of every token field name in
-// b, in no particular order, until fn returns false.
-func eachTokenField(b []byte, fn func(start, end int) bool) {
-	for _, a := range fieldAnchors {
+// each calls fn with the start and end of every token field name in b, in no
+// particular order, until fn returns false.
+func (fs *fieldSet) each(b []byte, fn func(start, end int) bool) {
+	for ai, a := range fs.anchors {
 		off := 0
 		for {
 			i := bytes.IndexByte(b[off:], a)
@@ -408,7 +485,8 @@ func eachTokenField(b []byte, fn func(start, end int) bool) {
 				l += 2 // %3Ftoken: the name follows a percent-encoded byte
 			}
 			off = e
-			if isTokenField(b[l:e]) && !fn(l, e) {
+			// A name holding an earlier anchor was found by that anchor's pass.
+			if fs.has(b[l:e]) && fs.anchorIn(b[l:e]) == ai && !fn(l, e) {
 				return
 			}
 			if off >= len(b) {
@@ -448,8 +526,9 @@ func isIdent(c byte) bool {
 	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-func isTokenField(name []byte) bool {
-	for _, f := range tokenFields {
+// has reports whether name is one of the token field names.
+func (fs *fieldSet) has(name []byte) bool {
+	for _, f := range fs.names {
 		if len(f) == len(name) && strings.EqualFold(f, string(name)) {
 			return true
 		}
@@ -457,7 +536,7 @@ func isTokenField(name []byte) bool {
 	return false
 }
 
-// scanFields calls fn for the value of every token field in b, in order of
+// scan calls fn for the value of every token field in b, in order of
 // position, in the spellings credentials travel in:
 //
 //	name=value          query strings, form bodies, log lines (value ends at & ; , space, quote, backslash)
@@ -466,9 +545,9 @@ func isTokenField(name []byte) bool {
 //	name: value         unquoted text such as a log line
 //
 // Replacing such a value with "[REDACTED]" keeps JSON valid.
-func scanFields(b []byte, fn func(field)) {
+func (fs *fieldSet) scan(b []byte, fn func(field)) {
 	var found []field
-	eachTokenField(b, func(_, end int) bool {
+	fs.each(b, func(_, end int) bool {
 		if f, ok := fieldValue(b, end); ok {
 			found = append(found, f)
 		}

@@ -67,7 +67,7 @@ func (s *bodyStream) flush(ended bool) []byte {
 // run from it past the end of b. It first learns the values of the token
 // fields complete in b, so that the rest of b is cut with them known.
 func (r *redactor) cut(b []byte) int {
-	hold := fieldHold(b)
+	hold := r.fields.hold(b)
 	r.learn(b[:hold])
 	set := r.load()
 	cut := len(b)
@@ -78,7 +78,7 @@ func (r *redactor) cut(b []byte) int {
 	cut = min(cut, hold)
 	// A complete occurrence or field straddling the cut goes whole to the
 	// next piece.
-	eachTokenFieldSpan(b, func(sp span) { spans = append(spans, sp) })
+	r.fields.eachSpan(b, func(sp span) { spans = append(spans, sp) })
 	for moved := true; moved; {
 		moved = false
 		for _, sp := range spans {
@@ -90,10 +90,10 @@ func (r *redactor) cut(b []byte) int {
 	return cut
 }
 
-// eachTokenFieldSpan calls fn with the span from the name of each complete
-// token field in b to the end of its value.
-func eachTokenFieldSpan(b []byte, fn func(span)) {
-	eachTokenField(b, func(start, end int) bool {
+// eachSpan calls fn with the span from the name of each complete token field
+// in b to the end of its value.
+func (fs *fieldSet) eachSpan(b []byte, fn func(span)) {
+	fs.each(b, func(start, end int) bool {
 		if f, ok := fieldValue(b, end); ok {
 			fn(span{start, f.end})
 		}
@@ -101,20 +101,20 @@ func eachTokenFieldSpan(b []byte, fn func(span)) {
 	})
 }
 
-// fieldHold returns where the tail of b that may be an unfinished token field
+// hold returns where the tail of b that may be an unfinished token field
 // begins (len(b) if there is none): a field name whose value b ends before,
 // or a trailing word that may be the start of a field name.
-func fieldHold(b []byte) int {
+func (fs *fieldSet) hold(b []byte) int {
 	hold := len(b)
 	l := len(b)
 	for l > 0 && isIdent(b[l-1]) {
 		l--
 	}
-	if l < len(b) && isTokenFieldPrefix(b[l:]) {
+	if l < len(b) && fs.hasPrefix(b[l:]) {
 		hold = l
 	}
 	from := max(0, len(b)-maxFieldHold)
-	eachTokenField(b[from:], func(start, end int) bool {
+	fs.each(b[from:], func(start, end int) bool {
 		if start+from < hold && fieldUnfinished(b, end+from) {
 			hold = start + from
 		}
@@ -123,8 +123,9 @@ func fieldHold(b []byte) int {
 	return hold
 }
 
-func isTokenFieldPrefix(w []byte) bool {
-	for _, f := range tokenFields {
+// hasPrefix reports whether w may be the start of a token field name.
+func (fs *fieldSet) hasPrefix(w []byte) bool {
+	for _, f := range fs.names {
 		if len(w) <= len(f) && strings.EqualFold(f[:len(w)], string(w)) {
 			return true
 		}

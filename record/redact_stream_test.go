@@ -39,7 +39,7 @@ func TestRedactBase64(t *testing.T) {
 		}
 	}
 	// A Basic header teaches the password to the redactor.
-	r := newRedactor(nil)
+	r := newRedactor(nil, nil)
 	for _, s := range credentialValues("Authorization", "Basic "+base64Std("alice:correct-horse")) {
 		r.add(s, true)
 	}
@@ -56,7 +56,7 @@ func TestStreamSplitAnywhere(t *testing.T) {
 	for _, how := range testSpellings {
 		text := `data: {"a":"` + spell(sec, how) + `"}` + "\n" + `{"token":"learned-val-123"} token=abcdefgh1&x=1 learned-val-123 end`
 		for cut := 0; cut <= len(text); cut++ {
-			red := newRedactor([]string{sec})
+			red := newRedactor([]string{sec}, nil)
 			s := newBodyStream(red)
 			var out strings.Builder
 			for _, chunk := range []string{text[:cut], text[cut:]} {
@@ -79,7 +79,7 @@ func TestStreamSplitAnywhere(t *testing.T) {
 // TestStreamReleasesAtOnce: a chunk that cannot start a secret or a token
 // field is released whole; only a possible prefix is held.
 func TestStreamReleasesAtOnce(t *testing.T) {
-	red := newRedactor([]string{"secret-value"})
+	red := newRedactor([]string{"secret-value"}, nil)
 	s := newBodyStream(red)
 	for _, c := range []struct{ in, out string }{
 		{"event: delta\ndata: {\"x\":1}\n\n", "event: delta\ndata: {\"x\":1}\n\n"},
@@ -125,7 +125,7 @@ func FuzzStreamSplit(f *testing.F) {
 		if c1 > c2 {
 			c1, c2 = c2, c1
 		}
-		red := newRedactor([]string{secret})
+		red := newRedactor([]string{secret}, nil)
 		s := newBodyStream(red)
 		var raw, out []byte
 		for _, chunk := range []string{text[:c1], text[c1:c2], text[c2:]} {

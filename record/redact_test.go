@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
-	"github.com/klauspost/compress/zstd"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
 )
 
 func TestRedactText(t *testing.T) {
@@ -45,7 +44,7 @@ func TestRedactText(t *testing.T) {
 		{"upper case env", nil, "ACCESS_TOKEN=zzzzzzzz ok", "ACCESS_TOKEN=[REDACTED] ok"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := RedactText(c.in, c.secrets)
+			got := RedactTextWith(c.in, &Options{Redact: c.secrets, TokenFields: t3.TokenFields})
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("RedactText(%q) (-want +got):\n%s", c.in, diff)
 			}
@@ -57,7 +56,7 @@ func TestRedactText(t *testing.T) {
 }
 
 func TestRedactEventHeaders(t *testing.T) {
-	r := newRedactor(nil)
+	r := newRedactor(nil, nil)
 	h := http.Header{
 		"Authorization": {"Bearer access-123456"},
 		"Cookie":        {"session=cookie-abcdef; theme=dark"},
@@ -88,7 +87,7 @@ func TestRedactEventHeaders(t *testing.T) {
 }
 
 func TestRedactFastPathDoesNotCopy(t *testing.T) {
-	r := newRedactor([]string{"s3cret-value"})
+	r := newRedactor([]string{"s3cret-value"}, nil)
 	in := []byte(`{"_tag":"Chunk","values":[{"type":"thread.message","text":"hello"}]}`)
 	out := r.text(in, r.load())
 	if &out[0] != &in[0] {
@@ -172,7 +171,7 @@ func TestRedactRecordedSession(t *testing.T) {
 		}
 	}))
 	defer upstream.Close()
-	r := startRecording(t, upstream.URL, &Options{Redact: []string{user}})
+	r := startRecording(t, upstream.URL, &Options{Redact: []string{user}, TokenFields: t3.TokenFields})
 
 	res, err := http.PostForm(r.URL+"/oauth/token", url.Values{"grant_type": {"x"}, "subject_token": {boot}})
 	if err != nil {
@@ -214,23 +213,12 @@ func TestRedactRecordedSession(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	evs := r.stop()
 
-	f, err := os.Open(r.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if fi, _ := f.Stat(); fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(r.path); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
 		t.Errorf("bundle mode %v, want 0600", fi.Mode().Perm())
 	}
-	dec, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	raw, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := decompressedBundle(t, r.path)
 	for _, s := range []string{boot, access, refresh, ticket, cookie, user} {
 		if i := bytes.Index(raw, []byte(s)); i >= 0 {
 			t.Errorf("secret %q found in the bundle: ...%s...", s, raw[max(0, i-80):min(len(raw), i+40)])

@@ -25,6 +25,17 @@ const (
 	PathWebSocket       = "/ws"
 )
 
+// TokenFields are the query parameters, form fields and JSON fields whose
+// values are credentials in T3 traffic: the OAuth token exchange
+// (access_token, refresh_token, subject_token, token), the WebSocket ticket
+// (its JSON "ticket" and the wsTicket query parameter) and the bootstrap
+// object's desktopBootstrapToken. A recorder of T3 traffic learns each value
+// as a secret (record.Options.TokenFields).
+var TokenFields = []string{
+	"access_token", "refresh_token", "subject_token", TicketQueryParam, "ticket",
+	"token", "desktopBootstrapToken",
+}
+
 // Bootstrap is the JSON object a server reads from its bootstrap file descriptor.
 type Bootstrap struct {
 	Mode                  string `json:"mode"`

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -132,7 +133,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, outputErr(res.Bundle, err)
 	}
-	rec := record.New(w, &record.Options{Redact: []string{bootstrapToken}})
+	rec := record.New(w, redaction(bootstrapToken))
 	// The checks run live on the recorder's events through replay's engine,
 	// fed the header first as replay feeds it.
 	live := replay.NewLive(nil)
@@ -614,12 +615,22 @@ func trimError(err error) string {
 	return strings.TrimSpace(s)
 }
 
-// redactArgs returns argv with the bootstrap token and any URL's userinfo
-// password replaced, for the manifest.
+// redactArgs returns argv with the bootstrap token, T3's token fields and any
+// URL's userinfo password replaced, for the manifest.
 func redactArgs(argv []string, secret string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = record.RedactText(a, []string{secret})
+		out[i] = record.RedactTextWith(a, redaction(secret))
 	}
 	return out
+}
+
+// redaction is how a run's recording redacts: the bootstrap token, and the
+// values of T3's token fields (t3 owns the protocol contract, and with it the
+// names of its credential fields) besides the generic ones.
+func redaction(bootstrapToken string) *record.Options {
+	return &record.Options{
+		Redact:      []string{bootstrapToken},
+		TokenFields: slices.Concat(record.DefaultTokenFields, t3.TokenFields),
+	}
 }

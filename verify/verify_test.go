@@ -99,11 +99,10 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Error("the run reported no credentials to look for")
 	}
 	for _, s := range secrets {
-		if bytes.Contains(raw, []byte(s)) {
-			t.Errorf("credential %q found in the decompressed bundle", s)
-		}
+		checkSecretSpellings(t, raw, s)
 	}
 	mu.Unlock()
+	checkTokenFields(t, events)
 
 	// The verdict file, the bundle's verdict event and replay agree.
 	var fileVerdict assert.Verdict

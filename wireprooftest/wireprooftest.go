@@ -48,6 +48,9 @@ type RecordOptions struct {
 	// Redact are secrets (beyond the credentials recognised by name) to
 	// replace by [REDACTED] before anything is written.
 	Redact []string
+	// TokenFields names the fields whose values are credentials
+	// (record.Options.TokenFields; nil means record.DefaultTokenFields).
+	TokenFields []string
 }
 
 // Record starts a recording proxy in front of upstreamURL for the rest of
@@ -82,12 +85,12 @@ func Record(tb testing.TB, upstreamURL string, opts *RecordOptions) string {
 	w, err := bundle.Create(partial, bundle.Header{
 		Tool:     "wireprooftest",
 		Started:  time.Now(),
-		Manifest: bundle.Manifest{Scenario: tb.Name(), Options: map[string]string{"upstream": record.RedactText(upstreamURL, o.Redact)}},
+		Manifest: bundle.Manifest{Scenario: tb.Name(), Options: map[string]string{"upstream": record.RedactTextWith(upstreamURL, &record.Options{Redact: o.Redact, TokenFields: o.TokenFields})}},
 	}, nil)
 	if err != nil {
 		tb.Fatalf("wireprooftest.Record: %v", err)
 	}
-	rec := record.New(w, &record.Options{Redact: o.Redact})
+	rec := record.New(w, &record.Options{Redact: o.Redact, TokenFields: o.TokenFields})
 	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: up})
 	if err != nil {
 		rec.Close()

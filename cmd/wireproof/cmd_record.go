@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // proxyURLEnv tells a recorded command where the recording proxy listens.
@@ -28,8 +30,11 @@ type recordOptions struct {
 	listen   string
 	output   string
 	redact   []string
-	bodyCap  int64
-	stdio    bool // tap the command's stdin and stdout as NDJSON lines
+	// tokenFields are field names whose values are credentials, beyond
+	// record.DefaultTokenFields and t3.TokenFields.
+	tokenFields []string
+	bodyCap     int64
+	stdio       bool // tap the command's stdin and stdout as NDJSON lines
 
 	command []string  // the command after --, if any
 	stdout  io.Writer // the proxy URL, alone, for scripts
@@ -39,7 +44,7 @@ type recordOptions struct {
 var recordOpts recordOptions
 
 var cmdRecord = &cobra.Command{
-	Use:   "record [--upstream URL] [--listen ADDR] [--stdio] -o FILE [--redact SECRET]... [--body-cap N] [-- COMMAND ARGS...]",
+	Use:   "record [--upstream URL] [--listen ADDR] [--stdio] -o FILE [--redact SECRET]... [--token-field NAME]... [--body-cap N] [-- COMMAND ARGS...]",
 	Short: "Record the traffic to a server through a recording proxy",
 	Long: `record starts a recording reverse proxy in front of --upstream and writes every
 HTTP exchange and WebSocket message through it into the bundle -o FILE.
@@ -55,7 +60,12 @@ example): put wireproof in front of such a process where its parent starts it.
 The lines pass through unchanged. --upstream may then be left out.
 
 Credentials (Authorization, cookies, token and ticket fields) and every
---redact string are replaced by [REDACTED] before anything is written.
+--redact string are replaced by [REDACTED] before anything is written. The
+token fields are the OAuth ones (access_token, refresh_token, id_token,
+subject_token, token) and T3's (wsTicket, ticket, desktopBootstrapToken);
+--token-field NAME adds a query parameter, form field or JSON field whose
+value is a credential: that value is redacted where it stands and wherever
+else it occurs, in any spelling. Names match case-insensitively.
 
 -o s3://bucket/prefix/run.zst records into a local spool file and uploads it
 when the recording ends; if the upload fails the file stays in the spool, the
@@ -81,6 +91,7 @@ func init() {
 	f.StringVar(&recordOpts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
 	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write, a file or an s3://bucket/key object (must not exist)")
 	f.StringArrayVar(&recordOpts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
+	f.StringArrayVar(&recordOpts.tokenFields, "token-field", nil, "a query, form or JSON field whose values are credentials, beyond the built-in ones (repeatable)")
 	f.Int64Var(&recordOpts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
 	f.BoolVar(&recordOpts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
 	cmdRecord.Flags().SetInterspersed(false)
@@ -109,6 +120,11 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	if opts.output == "" {
 		return usageError{errors.New("missing -o FILE: the bundle to write")}
 	}
+	for _, f := range opts.tokenFields {
+		if f == "" || strings.IndexFunc(f, func(r rune) bool { return !isFieldRune(r) }) >= 0 {
+			return usageError{fmt.Errorf("--token-field %q: a field name is letters, digits, _ and -", f)}
+		}
+	}
 	if opts.bodyCap <= 0 {
 		return usageError{fmt.Errorf("--body-cap %d: must be a positive number of bytes", opts.bodyCap)}
 	}
@@ -136,7 +152,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		// The upstream's password is a secret wherever it shows up.
 		secrets = append(slices.Clip(secrets), p)
 	}
-	rec := record.New(w, &record.Options{Redact: secrets, BodyCap: opts.bodyCap})
+	rec := record.New(w, &record.Options{Redact: secrets, TokenFields: opts.allTokenFields(), BodyCap: opts.bodyCap})
 	var srv *record.Server
 	if upstream != nil {
 		proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
@@ -277,16 +293,32 @@ func parseUpstream(s string) (*url.URL, error) {
 	return u, nil
 }
 
+// allTokenFields are the field names whose values the recording redacts:
+// the generic ones, T3's (wireproof records T3 servers most of all) and
+// those of --token-field.
+func (o recordOptions) allTokenFields() []string {
+	return slices.Concat(record.DefaultTokenFields, t3.TokenFields, o.tokenFields)
+}
+
+// isFieldRune reports whether r may be part of a token field name: the
+// recorder finds names as whole identifiers of these characters.
+func isFieldRune(r rune) bool {
+	return r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+}
+
 // recordManifest says what was recorded. Secrets never enter it: --redact
 // values are counted, not listed, and the command line is redacted.
 func recordManifest(opts recordOptions) bundle.Manifest {
 	m := bundle.Manifest{Options: map[string]string{
-		"upstream": record.RedactText(opts.upstream, opts.redact),
+		"upstream": record.RedactTextWith(opts.upstream, &record.Options{Redact: opts.redact, TokenFields: opts.allTokenFields()}),
 		"listen":   opts.listen,
 		"body-cap": strconv.FormatInt(opts.bodyCap, 10),
 	}}
 	if opts.stdio {
 		m.Options["stdio"] = "true"
+	}
+	if len(opts.tokenFields) > 0 {
+		m.Options["token-fields"] = strings.Join(opts.tokenFields, ",")
 	}
 	if len(opts.redact) > 0 {
 		m.Options["redact"] = strconv.Itoa(len(opts.redact)) + " secrets"
@@ -294,7 +326,7 @@ func recordManifest(opts recordOptions) bundle.Manifest {
 	if len(opts.command) > 0 {
 		cmd := make([]string, len(opts.command))
 		for i, a := range opts.command {
-			cmd[i] = record.RedactText(a, opts.redact)
+			cmd[i] = record.RedactTextWith(a, &record.Options{Redact: opts.redact, TokenFields: opts.allTokenFields()})
 		}
 		m.Commands = [][]string{cmd}
 	}

@@ -127,6 +127,51 @@ func TestRecordCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("--token-field adds a credential field", func(t *testing.T) {
+		const value, argValue = "cust-cred-4455", "arg-cred-6677"
+		login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"sessionSecret":%q,"note":"your secret is %s"}`, value, value)
+		}))
+		defer login.Close()
+		out := filepath.Join(t.TempDir(), "run.zst")
+		cmd := exec.Command(bin, "record", "--upstream", login.URL, "-o", out,
+			"--token-field", "sessionSecret", "--token-field", "pin_code", "--", self, "PIN_CODE="+argValue)
+		cmd.Env = append(os.Environ(), recordClientEnv+"=/login")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitStatus(t, cmd.Run()); code != 3 {
+			t.Fatalf("exit status %d, want the command's 3; stderr:\n%s", code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), value) {
+			t.Fatalf("the client got %q through the proxy, want the credential unchanged", stdout.String())
+		}
+		h, evs := recordedEvents(t, out)
+		if got, want := h.Manifest.Options["token-fields"], "sessionSecret,pin_code"; got != want {
+			t.Errorf("manifest token-fields = %q, want %q", got, want)
+		}
+		if diff := cmp.Diff([][]string{{self, "PIN_CODE=[REDACTED]"}}, h.Manifest.Commands); diff != "" {
+			t.Errorf("manifest commands (-want +got):\n%s", diff)
+		}
+		want := []recordedRequest{
+			{Kind: bundle.KindHTTPRequest, URL: "/login"},
+			{Kind: bundle.KindHTTPBody, Body: `{"sessionSecret":"[REDACTED]","note":"your secret is [REDACTED]"}`},
+		}
+		if diff := cmp.Diff(want, requestsOf(evs)); diff != "" {
+			t.Errorf("recorded requests (-want +got):\n%s", diff)
+		}
+		raw := decompressFile(t, out)
+		for _, s := range []string{value, argValue} {
+			if bytes.Contains(raw, []byte(s)) {
+				t.Errorf("credential %q found in the decompressed bundle", s)
+			}
+		}
+		code, _, errOut := runBin(t, "record", "--upstream", login.URL, "--token-field", "a b", "-o", filepath.Join(t.TempDir(), "x.zst"))
+		if code != exitUsage || !strings.Contains(errOut, `--token-field "a b"`) {
+			t.Errorf("record --token-field 'a b': exit %d, stderr %q: want a usage error naming the flag", code, errOut)
+		}
+	})
+
 	t.Run("the upstream's userinfo password is in neither the banner nor the manifest", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run.zst")
 		const pw = "upstream-pw-7788"
