@@ -14,6 +14,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // HAR is a HAR 1.2 document (http://www.softwareishard.com/blog/har-12-spec/).
@@ -242,6 +243,10 @@ func harHeaders(h http.Header) []HARNameValue {
 	return out
 }
 
+// harRedaction redacts decoded query pairs by the rules of the recorders that
+// wrote the bundles: the generic token fields and T3's.
+var harRedaction = &record.Options{TokenFields: slices.Concat(record.DefaultTokenFields, t3.TokenFields)}
+
 func harQuery(raw string) []HARNameValue {
 	out := []HARNameValue{}
 	u, err := url.Parse(raw)
@@ -259,7 +264,7 @@ func harQuery(raw string) []HARNameValue {
 		// Decoding may reveal what the recording held only encoded (a
 		// token inside a percent-encoded redirect URL): redact the decoded
 		// pair by the recorder's rules before it is written in plain text.
-		if red := record.RedactText(name+"="+value, nil); red != name+"="+value {
+		if red := record.RedactTextWith(name+"="+value, harRedaction); red != name+"="+value {
 			if n, v, ok := strings.Cut(red, "="); ok && n == name {
 				value = v
 			} else {
