@@ -69,31 +69,26 @@ func (e *syntaxError) Unwrap() error { return errSyntax }
 // decode fills ev from line. Body.Data and Attrs may alias line or d.buf.
 func (d *lineDecoder) decode(line []byte, ev *Event) error {
 	*ev = Event{}
-	p := parser{b: line}
-	p.ws()
-	if !p.consume('{') {
+	p := newParser(line)
+	if !p.Consume('{') {
 		return p.fail("want '{'")
 	}
 	var haveSeq, haveT, haveKind, havePayload bool
 	var bodyKey Encoding
 	var bodyRaw []byte // the raw value of the payload key
-	p.ws()
-	if p.consume('}') {
+	if p.Consume('}') {
 		return p.fail("empty object")
 	}
 	for {
-		p.ws()
 		key, ok := p.str(&d.scratch)
 		if !ok {
 			return p.fail("want a key")
 		}
-		p.ws()
-		if !p.consume(':') {
+		if !p.Consume(':') {
 			return p.fail("want ':'")
 		}
 		switch string(key) {
 		case "seq":
-			p.ws()
 			n, ok := p.uint()
 			if !ok {
 				return p.fail("seq is not an unsigned integer")
@@ -162,11 +157,11 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 				return p.fail("size is not an integer")
 			}
 		case "truncated":
-			if ev.Truncated, ok = p.bool(); !ok {
+			if ev.Truncated, ok = p.Bool(); !ok {
 				return p.fail("truncated is not a boolean")
 			}
 		case "binary":
-			if ev.Body.Binary, ok = p.bool(); !ok {
+			if ev.Body.Binary, ok = p.Bool(); !ok {
 				return p.fail("binary is not a boolean")
 			}
 		case "header":
@@ -178,12 +173,12 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 				ev.Header = h // an empty header is no header, as the writer sees it
 			}
 		case "attrs":
-			p.ws()
-			start := p.i
-			if !p.skip(0) {
+			p.Space()
+			start := p.Pos()
+			if !p.skipValue() {
 				return p.fail("attrs is not a JSON value")
 			}
-			ev.Attrs = json.RawMessage(p.b[start:p.i:p.i])
+			ev.Attrs = json.RawMessage(p.Since(start))
 			if bytes.ContainsAny(ev.Attrs, "\r\n") {
 				return p.fail("attrs contain a line break")
 			}
@@ -195,30 +190,26 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 			bodyKey = payloadKeys[string(key)] // no allocation, unlike Encoding(key)
 			// The json payload is everything between ':' and the next
 			// delimiter, whitespace included, so it comes back byte-exact.
-			start := p.i
-			p.ws()
+			start := p.Pos()
 			if !p.skipValue() {
 				return p.fail(string(bodyKey) + " payload is not a JSON value")
 			}
-			p.ws()
-			bodyRaw = p.b[start:p.i:p.i]
+			p.Space()
+			bodyRaw = p.Since(start)
 		default:
-			p.ws()
-			if !p.skip(0) {
+			if !p.skipValue() {
 				return p.fail("bad value")
 			}
 		}
-		p.ws()
-		if p.consume(',') {
+		if p.Consume(',') {
 			continue
 		}
-		if p.consume('}') {
+		if p.Consume('}') {
 			break
 		}
 		return p.fail("want ',' or '}'")
 	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !p.End() {
 		return p.fail("data after the object")
 	}
 	switch {
@@ -248,9 +239,9 @@ func (d *lineDecoder) payload(ev *Event, enc Encoding, raw []byte) error {
 		ev.Body.Data = raw
 		return nil
 	case EncodingText:
-		q := parser{b: trimSpace(raw)}
+		q := newParser(raw)
 		s, ok := q.str(&d.buf)
-		if !ok || q.i != len(q.b) {
+		if !ok || !q.End() {
 			return &syntaxError{0, "text payload is not a JSON string"}
 		}
 		if s == nil {
@@ -259,9 +250,9 @@ func (d *lineDecoder) payload(ev *Event, enc Encoding, raw []byte) error {
 		ev.Body.Data = s
 		return nil
 	case EncodingB64:
-		q := parser{b: trimSpace(raw)}
+		q := newParser(raw)
 		s, ok := q.str(&d.scratch)
-		if !ok || q.i != len(q.b) {
+		if !ok || !q.End() {
 			return &syntaxError{0, "b64 payload is not a JSON string"}
 		}
 		n := base64.StdEncoding.DecodedLen(len(s))
@@ -281,21 +272,8 @@ func (d *lineDecoder) payload(ev *Event, enc Encoding, raw []byte) error {
 	return nil
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // internStr reads a string value and returns a shared copy of it.
 func (d *lineDecoder) internStr(p *parser) (string, bool) {
-	p.ws()
 	b, ok := p.str(&d.scratch)
 	if !ok {
 		return "", false

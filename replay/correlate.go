@@ -275,7 +275,7 @@ func (c *Correlator) frame(ev *bundle.Event) {
 	d := &w.dirs[dirIndex(ev.Dir)]
 	data := ev.Body.Data
 	if len(d.buf) == 0 && d.framing != framingNDJSON {
-		msgs, err := c.decode(w, data)
+		msgs, err := c.decode(data)
 		if err == nil {
 			if d.framing == framingUnknown {
 				d.framing = framingJSON
@@ -307,7 +307,7 @@ func (c *Correlator) frame(ev *bundle.Event) {
 		line := bytes.TrimSpace(d.buf[:i])
 		rest := d.buf[i+1:]
 		if len(line) > 0 {
-			msgs, err := c.decode(w, line)
+			msgs, err := c.decode(line)
 			if err != nil {
 				c.decodeError(w, ev, err, line)
 			} else {
@@ -334,11 +334,9 @@ func (c *Correlator) frame(ev *bundle.Event) {
 // decode splits a frame (or an ndjson line) into messages. The messages and
 // their raw fields are valid until the next call: they alias the frame and a
 // buffer reused per frame.
-func (c *Correlator) decode(w *wsConn, frame []byte) ([]Message, error) {
+func (c *Correlator) decode(frame []byte) ([]Message, error) {
 	clear(c.msgs)
-	c.lean.calls = w.calls
 	msgs, err := decodeMessages(c.lean, frame, c.msgs[:0])
-	c.lean.calls = nil
 	c.msgs = msgs
 	return msgs, err
 }

@@ -21,8 +21,6 @@ type Message struct {
 	Values  json.RawMessage // Chunk: a JSON array of stream items
 	Exit    *t3.Exit        // Exit
 	Defect  json.RawMessage // Defect
-
-	pre *preDecoded // Exit: the value decoded while the frame was split, for the call it answered then
 }
 
 // wireMessage covers the keys of both the Effect and the JSON-RPC 2.0 framings,
@@ -43,8 +41,6 @@ type wireMessage struct {
 	Chunk   bool            `json:"chunk"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
-
-	pre *preDecoded // set by the lean decoder only
 }
 
 // ErrNotRPC is returned for a well-formed JSON value that is not an RPC message.
@@ -92,14 +88,14 @@ func decodeMessages(d *leanDecoder, frame []byte, out []Message) ([]Message, err
 // arrayElements splits a JSON array into its elements without copying them,
 // or reports that encoding/json must (the array is not valid, for one).
 func arrayElements(b []byte) ([]json.RawMessage, bool) {
-	s := scanner{b: b}
+	s := newScanner(b)
 	elems := []json.RawMessage{}
-	ok := s.array(0, func() bool {
-		v, ok := s.raw(1)
+	ok := s.Array(0, func() bool {
+		v, ok := s.Raw(1)
 		elems = append(elems, v)
 		return ok
 	})
-	return elems, ok && s.end()
+	return elems, ok && s.End()
 }
 
 // DecodeMessage decodes one RPC message (one JSON object). The raw fields of
@@ -153,7 +149,7 @@ func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 		if w.Exit.Tag != t3.ExitSuccess && w.Exit.Tag != t3.ExitFailure {
 			return m, fmt.Errorf("Exit with unknown exit tag %q", w.Exit.Tag)
 		}
-		m.ID, m.Exit, m.pre = w.RequestID.Key(), w.Exit, w.pre
+		m.ID, m.Exit = w.RequestID.Key(), w.Exit
 	case t3.TagDefect:
 		m.Defect = w.Defect
 	case t3.TagPing, t3.TagPong, t3.TagEof:

@@ -167,7 +167,6 @@ func NewEngine(opts *EngineOptions) *Engine {
 	}
 	e.corr = NewCorrelator(e.onRPC)
 	e.lean = e.corr.lean
-	e.lean.answers = e.answerKind
 	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
 	// After the caller's routes: stdio lines of the Claude CLI's stream-json
 	// (the provider-N channels verify records), then the engine's own.

@@ -8,22 +8,16 @@ package replay
 // path ran. lean_test.go checks the equivalence, by table and by fuzzing.
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/wireproof/wireproof/t3"
 )
 
-// leanDecoder holds the intern table of one stream. Not safe for concurrent use.
+// leanDecoder holds the intern table of one stream and the projections it
+// decoded last. Not safe for concurrent use.
 type leanDecoder struct {
 	intern internTable
-
-	// calls, while a frame of one connection is split, are its open calls,
-	// and answers says how to decode the success value of an Exit answering
-	// one of them: then the value is decoded in the same pass that splits the
-	// frame, instead of skipped now and scanned again when it is observed.
-	calls   map[string]*Call
-	answers func(*Call) answerKind
+	memo   projectionMemo
 
 	// Scratch slices of leanSlice, one per element type (arrays of one type
 	// do not nest in a projection).
@@ -34,106 +28,55 @@ type leanDecoder struct {
 	providerThreads []t3.ProviderThread
 }
 
-// answerKind is how the success value of a call is decoded ahead.
-type answerKind int
-
-const (
-	answerNone       answerKind = iota // no check reads it: skipped
-	answerProjection                   // getThreadProjection: the projection itself
-	answerLaunch                       // launchThread: {threadId, projection}
-)
-
-// preDecoded is an Exit's success value decoded while its frame was split.
-// It holds for Call only: a frame may end that call and reuse its id.
-type preDecoded struct {
-	call       *Call
-	projection *t3.Projection // nil for a launchThread answer without one
-}
-
-// answering returns the open call the Exit with request id raw answers and
-// how to decode its value, if it is decoded ahead.
-func (d *leanDecoder) answering(raw []byte) (*Call, answerKind) {
-	if d.calls == nil || d.answers == nil || len(raw) == 0 {
-		return nil, answerNone
-	}
-	key := raw
-	if raw[0] == '"' {
-		// A string id: its key is its contents, when they need no unescaping.
-		if len(raw) < 2 || bytes.IndexByte(raw, '\\') >= 0 {
-			return nil, answerNone
-		}
-		key = raw[1 : len(raw)-1]
-	}
-	call := d.calls[string(key)]
-	if call == nil {
-		return nil, answerNone
-	}
-	return call, d.answers(call)
-}
-
 func newLeanDecoder() *leanDecoder { return &leanDecoder{intern: internTable{}} }
 
 // message decodes one RPC message object into w. Its raw fields (ids,
 // payload, values, exit value and cause, defect, params, result, error) alias
 // b, where encoding/json would copy them.
 func (d *leanDecoder) message(b []byte, w *wireMessage) bool {
-	s := scanner{b: b}
+	s := newScanner(b)
 	var seen keys
 	ok := s.object(0, func(key []byte) bool {
 		switch string(key) {
 		case "_tag":
 			return seen.first(0) && s.text(&w.Tag, d.intern)
 		case "id":
-			return seen.first(1) && s.rawInto((*[]byte)(&w.ID))
+			return seen.first(1) && s.rawInto((*[]byte)(&w.ID), 1)
 		case "tag":
 			return seen.first(2) && s.text(&w.RPCTag, d.intern)
 		case "payload":
-			return seen.first(3) && s.rawInto((*[]byte)(&w.Payload))
+			return seen.first(3) && s.rawInto((*[]byte)(&w.Payload), 1)
 		case "requestId":
-			return seen.first(4) && s.rawInto((*[]byte)(&w.RequestID))
+			return seen.first(4) && s.rawInto((*[]byte)(&w.RequestID), 1)
 		case "values":
-			return seen.first(5) && s.rawInto((*[]byte)(&w.Values))
+			return seen.first(5) && s.rawInto((*[]byte)(&w.Values), 1)
 		case "exit":
-			if !seen.first(6) {
-				return false
-			}
-			call, kind := d.answering(w.RequestID)
-			return d.exit(&s, &w.Exit, call, kind, &w.pre)
+			return seen.first(6) && d.exit(&s, &w.Exit)
 		case "defect":
-			return seen.first(7) && s.rawInto((*[]byte)(&w.Defect))
+			return seen.first(7) && s.rawInto((*[]byte)(&w.Defect), 1)
 		case "jsonrpc":
 			return seen.first(8) && s.text(&w.JSONRPC, d.intern)
 		case "method":
 			return seen.first(9) && s.text(&w.Method, d.intern)
 		case "params":
-			return seen.first(10) && s.rawInto((*[]byte)(&w.Params))
+			return seen.first(10) && s.rawInto((*[]byte)(&w.Params), 1)
 		case "chunk":
 			return seen.first(11) && s.boolean(&w.Chunk)
 		case "result":
-			return seen.first(12) && s.rawInto((*[]byte)(&w.Result))
+			return seen.first(12) && s.rawInto((*[]byte)(&w.Result), 1)
 		case "error":
-			return seen.first(13) && s.rawInto((*[]byte)(&w.Error))
+			return seen.first(13) && s.rawInto((*[]byte)(&w.Error), 1)
 		}
 		return s.skipUnknown(1, key, "_tag", "id", "tag", "payload", "requestId", "values", "exit", "defect",
 			"jsonrpc", "method", "params", "chunk", "result", "error")
 	})
-	return ok && s.end()
+	return ok && s.End()
 }
 
-// rawInto scans any value into *dst, as a json.RawMessage field gets it
-// (null included, as the text "null").
-func (s *scanner) rawInto(dst *[]byte) bool {
-	v, ok := s.raw(1)
-	*dst = v
-	return ok
-}
-
-// exit decodes an Exit's exit object. When the call it answers is known and
-// its value is read by a check (kind), the value is decoded into *pre in the
-// same pass; if that cannot be done the lean way it is only skipped, and
-// decoded later as any other value.
-func (d *leanDecoder) exit(s *scanner, dst **t3.Exit, call *Call, kind answerKind, pre **preDecoded) bool {
-	if s.null() {
+// exit decodes an Exit's exit object. Its value is only validated here: the
+// engine decodes it if a check reads it.
+func (d *leanDecoder) exit(s *scanner, dst **t3.Exit) bool {
+	if s.Null() {
 		return true
 	}
 	x := &t3.Exit{}
@@ -143,22 +86,9 @@ func (d *leanDecoder) exit(s *scanner, dst **t3.Exit, call *Call, kind answerKin
 		case "_tag":
 			return seen.first(0) && s.text(&x.Tag, d.intern)
 		case "value":
-			if !seen.first(1) {
-				return false
-			}
-			if kind != answerNone {
-				s.ws()
-				start := s.i
-				if p, ok := d.answerValue(s, kind); ok {
-					x.Value = s.b[start:s.i:s.i]
-					*pre = &preDecoded{call: call, projection: p}
-					return true
-				}
-				s.i = start
-			}
-			return s.rawInto((*[]byte)(&x.Value))
+			return seen.first(1) && d.exitValue(s, (*[]byte)(&x.Value))
 		case "cause":
-			return seen.first(2) && s.rawInto((*[]byte)(&x.Cause))
+			return seen.first(2) && s.rawInto((*[]byte)(&x.Cause), 2)
 		}
 		return s.skipUnknown(2, key, "_tag", "value", "cause")
 	})
@@ -166,29 +96,29 @@ func (d *leanDecoder) exit(s *scanner, dst **t3.Exit, call *Call, kind answerKin
 	return ok
 }
 
-// answerValue decodes a success value of kind at s, as getProjection or
-// launchAnswer would decode it on its own.
-func (d *leanDecoder) answerValue(s *scanner, kind answerKind) (*t3.Projection, bool) {
-	switch kind {
-	case answerProjection:
-		if s.peek() != '{' {
-			return nil, false
-		}
-		p := &t3.Projection{}
-		return p, d.projection(s, p, 2)
-	case answerLaunch:
-		return d.launch(s, 2)
+// exitValue scans an Exit's value (at depth 2) into *dst. A value the memo
+// holds, byte for byte, was validated when it was decoded (at the same
+// depth, memoDepth) and a JSON object or array ends at its own closing
+// bracket, so it is taken by a memcmp instead of scanned again: a long run
+// answers the same projection over and over.
+func (d *leanDecoder) exitValue(s *scanner, dst *[]byte) bool {
+	s.Space()
+	if n := d.memo.prefix(s.Rest()); n > 0 {
+		start := s.Pos()
+		s.Seek(start + n)
+		*dst = s.Since(start)
+		return true
 	}
-	return nil, false
+	return s.rawInto(dst, 2)
 }
 
 // threadID reads payload.threadId of a request, as decoding the payload into
 // struct{ThreadID string `json:"threadId"`} does.
 func (d *leanDecoder) threadID(payload []byte) (string, bool) {
-	s := scanner{b: payload}
+	s := newScanner(payload)
 	var id string
-	if s.null() {
-		return "", s.end()
+	if s.Null() {
+		return "", s.End()
 	}
 	var seen keys
 	ok := s.object(0, func(key []byte) bool {
@@ -197,24 +127,32 @@ func (d *leanDecoder) threadID(payload []byte) (string, bool) {
 		}
 		return s.skipUnknown(1, key, "threadId")
 	})
-	return id, ok && s.end()
+	return id, ok && s.End()
 }
 
 // getProjection decodes a getThreadProjection answer: the projection itself.
 func (d *leanDecoder) getProjection(value []byte) (*t3.Projection, bool) {
-	s := scanner{b: value}
-	if s.peek() != '{' {
+	return d.memo.decode(memoGetProjection, value, d.getProjectionOnce)
+}
+
+func (d *leanDecoder) getProjectionOnce(value []byte) (*t3.Projection, bool) {
+	s := newScanner(value)
+	if s.Peek() != '{' {
 		return nil, false
 	}
 	p := &t3.Projection{}
-	return p, d.projection(&s, p, 0) && s.end()
+	return p, d.projection(&s, p, memoDepth) && s.End()
 }
 
 // launchAnswer decodes a launchThread answer {threadId, projection}.
 func (d *leanDecoder) launchAnswer(value []byte) (*t3.Projection, bool) {
-	s := scanner{b: value}
-	p, ok := d.launch(&s, 0)
-	return p, ok && s.end()
+	return d.memo.decode(memoLaunch, value, d.launchAnswerOnce)
+}
+
+func (d *leanDecoder) launchAnswerOnce(value []byte) (*t3.Projection, bool) {
+	s := newScanner(value)
+	p, ok := d.launch(&s, memoDepth)
+	return p, ok && s.End()
 }
 
 func (d *leanDecoder) launch(s *scanner, depth int) (*t3.Projection, bool) {
@@ -235,28 +173,32 @@ func (d *leanDecoder) launch(s *scanner, depth int) (*t3.Projection, bool) {
 
 // threadRead decodes the body of an HTTP thread read {projection}.
 func (d *leanDecoder) threadRead(body []byte) (*t3.Projection, bool) {
-	s := scanner{b: body}
+	return d.memo.decode(memoThreadRead, body, d.threadReadOnce)
+}
+
+func (d *leanDecoder) threadReadOnce(body []byte) (*t3.Projection, bool) {
+	s := newScanner(body)
 	var p *t3.Projection
 	var seen keys
-	ok := s.object(0, func(key []byte) bool {
+	ok := s.object(memoDepth, func(key []byte) bool {
 		if string(key) == "projection" {
-			return seen.first(0) && d.projectionPtr(&s, &p, 1)
+			return seen.first(0) && d.projectionPtr(&s, &p, memoDepth+1)
 		}
-		return s.skipUnknown(1, key, "projection")
+		return s.skipUnknown(memoDepth+1, key, "projection")
 	})
-	return p, ok && s.end()
+	return p, ok && s.End()
 }
 
 // snapshots decodes the values of a subscribeThread chunk, an array of
 // {kind, projection}, and returns the projections of its snapshot items in order.
 func (d *leanDecoder) snapshots(values []byte) ([]*t3.Projection, bool) {
-	s := scanner{b: values}
-	if s.null() {
-		return nil, s.end()
+	s := newScanner(values)
+	if s.Null() {
+		return nil, s.End()
 	}
 	var out []*t3.Projection
-	ok := s.array(0, func() bool {
-		if s.null() {
+	ok := s.Array(0, func() bool {
+		if s.Null() {
 			return true // a zero item: no snapshot
 		}
 		var kind string
@@ -276,11 +218,11 @@ func (d *leanDecoder) snapshots(values []byte) ([]*t3.Projection, bool) {
 		}
 		return ok
 	})
-	return out, ok && s.end()
+	return out, ok && s.End()
 }
 
 func (d *leanDecoder) projectionPtr(s *scanner, dst **t3.Projection, depth int) bool {
-	if s.null() {
+	if s.Null() {
 		*dst = nil
 		return true
 	}
@@ -298,7 +240,7 @@ func (d *leanDecoder) projection(s *scanner, p *t3.Projection, depth int) bool {
 	return s.object(depth, func(key []byte) bool {
 		switch string(key) {
 		case "thread":
-			return seen.first(0) && s.skip(depth+1)
+			return seen.first(0) && s.Skip(depth+1)
 		case "runs":
 			return seen.first(1) && leanSlice(s, &p.Runs, depth+1, &d.runs, func(r *t3.Run) bool { return d.run(s, r, depth+2) })
 		case "subagents":
@@ -321,14 +263,14 @@ func (d *leanDecoder) projection(s *scanner, p *t3.Projection, depth int) bool {
 // Elements are decoded into *scratch (reused) and copied out at the exact
 // length, so a long array is not regrown element by element.
 func leanSlice[T any](s *scanner, dst *[]T, depth int, scratch *[]T, elem func(*T) bool) bool {
-	if s.null() {
+	if s.Null() {
 		*dst = nil
 		return true
 	}
 	buf := (*scratch)[:0]
-	ok := s.array(depth, func() bool {
+	ok := s.Array(depth, func() bool {
 		buf = append(buf, *new(T))
-		if s.null() {
+		if s.Null() {
 			return true
 		}
 		return elem(&buf[len(buf)-1])
@@ -370,7 +312,7 @@ func (d *leanDecoder) subagent(s *scanner, a *t3.Subagent, depth int) bool {
 			if !seen.first(4) {
 				return false
 			}
-			if s.null() {
+			if s.Null() {
 				a.Result = nil
 				return true
 			}
@@ -381,7 +323,7 @@ func (d *leanDecoder) subagent(s *scanner, a *t3.Subagent, depth int) bool {
 			if !seen.first(5) {
 				return false
 			}
-			if s.null() {
+			if s.Null() {
 				a.CompletionDelivery = nil
 				return true
 			}
@@ -453,13 +395,13 @@ func (d *leanDecoder) providerThread(s *scanner, pt *t3.ProviderThread, depth in
 			if !seen.first(1) {
 				return false
 			}
-			if s.null() {
+			if s.Null() {
 				pt.PendingBackgroundTasks = nil
 				return true
 			}
 			tasks := []json.RawMessage{}
-			ok := s.array(depth+1, func() bool {
-				v, ok := s.raw(depth + 2)
+			ok := s.Array(depth+1, func() bool {
+				v, ok := s.Raw(depth + 2)
 				tasks = append(tasks, append([]byte(nil), v...)) // kept past the event: copied
 				return ok
 			})

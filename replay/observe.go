@@ -69,38 +69,13 @@ func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Even
 	}
 }
 
-// answerKind says whether a check reads the success value of call, and so
-// whether the correlator decodes it while splitting the frame.
-func (e *Engine) answerKind(call *Call) answerKind {
-	if e.decided() || !e.interesting(call.ThreadID) {
-		return answerNone
-	}
-	switch call.Method {
-	case t3.MethodLaunchThread:
-		return answerLaunch
-	case t3.MethodGetProjection:
-		return answerProjection
-	}
-	return answerNone
-}
-
 // exitValue observes the projection in a successful launchThread or
 // getThreadProjection answer m.
 func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 	value := m.Exit.Value
-	pre := m.pre
-	if pre != nil && pre.call != call {
-		pre = nil // decoded for another call with the same id
-	}
 	switch call.Method {
 	case t3.MethodLaunchThread:
 		if !e.interesting(call.ThreadID) {
-			return
-		}
-		if pre != nil {
-			if pre.projection != nil {
-				e.observe(SourceLaunch, call.ThreadID, pre.projection, at)
-			}
 			return
 		}
 		if p, ok := e.lean.launchAnswer(value); ok {
@@ -122,10 +97,6 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 		}
 	case t3.MethodGetProjection:
 		if !e.interesting(call.ThreadID) {
-			return
-		}
-		if pre != nil {
-			e.observe(SourceGetProjection, call.ThreadID, pre.projection, at)
 			return
 		}
 		if p, ok := e.lean.getProjection(value); ok {

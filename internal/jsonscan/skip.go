@@ -1,0 +1,351 @@
+// Package jsonscan is wireproof's one JSON scanner: it skips a value,
+// validates a text, walks the keys of an object and unescapes a string,
+// accepting exactly what encoding/json accepts (RFC 8259, nesting at most
+// MaxDepth deep; like encoding/json it does not check strings for valid
+// UTF-8) and unescaping exactly as it does. The bundle reader and writer and
+// replay's lean decoders all scan with it; fuzz targets compare it with
+// encoding/json.
+//
+// It is iterative and allocation-free: string contents, the bulk of
+// recorded payloads, are skipped eight bytes at a time and long strings with
+// the vectorised bytes.IndexByte.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// MaxDepth bounds nesting so hostile input cannot exhaust memory or the
+// stack. It is encoding/json's limit: MaxDepth nested arrays or objects are
+// valid, one more is not.
+const MaxDepth = 10000
+
+// Valid reports whether b is one JSON value with optional whitespace around
+// it, as json.Valid does.
+func Valid(b []byte) bool {
+	i := SkipSpace(b, 0)
+	if i = Skip(b, i, 0); i < 0 {
+		return false
+	}
+	return SkipSpace(b, i) == len(b)
+}
+
+// IsSpace reports whether c is JSON whitespace.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// Skip scans the JSON value that starts at b[i] (no whitespace before it) and
+// returns the index just after it, or -1 if there is no valid value there.
+// depth is the nesting the value is found at, so the value itself may nest
+// MaxDepth-depth levels. What follows the value is not looked at.
+func Skip(b []byte, i, depth int) int {
+	if depth > MaxDepth {
+		return -1
+	}
+	var objects [MaxDepth/64 + 1]uint64 // bit d set: level d is an object
+	base := depth
+	for {
+		// A value starts at b[i].
+		if i >= len(b) {
+			return -1
+		}
+		switch c := b[i]; c {
+		case '{', '[':
+			if depth >= MaxDepth {
+				return -1
+			}
+			i = SkipSpace(b, i+1)
+			if c == '{' {
+				objects[depth>>6] |= 1 << (depth & 63)
+				depth++
+				if i < len(b) && b[i] == '}' {
+					depth--
+					i++
+					break
+				}
+				if i = skipKey(b, i); i < 0 {
+					return -1
+				}
+				continue
+			}
+			objects[depth>>6] &^= 1 << (depth & 63)
+			depth++
+			if i < len(b) && b[i] == ']' {
+				depth--
+				i++
+				break
+			}
+			continue
+		case '"':
+			if i, _ = StringEnd(b, i+1); i < 0 {
+				return -1
+			}
+		case 't':
+			if !hasLiteral(b, i, "true") {
+				return -1
+			}
+			i += 4
+		case 'f':
+			if !hasLiteral(b, i, "false") {
+				return -1
+			}
+			i += 5
+		case 'n':
+			if !hasLiteral(b, i, "null") {
+				return -1
+			}
+			i += 4
+		default:
+			if i = NumberEnd(b, i); i < 0 {
+				return -1
+			}
+		}
+		// A value ended just before b[i]: close containers until one goes on.
+		for {
+			if depth == base {
+				return i
+			}
+			i = SkipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			inObject := objects[(depth-1)>>6]&(1<<((depth-1)&63)) != 0
+			c := b[i]
+			i++
+			if c == ',' {
+				i = SkipSpace(b, i)
+				if inObject {
+					if i = skipKey(b, i); i < 0 {
+						return -1
+					}
+				}
+				break
+			}
+			if (inObject && c == '}') || (!inObject && c == ']') {
+				depth--
+				continue
+			}
+			return -1
+		}
+	}
+}
+
+func hasLiteral(b []byte, i int, lit string) bool {
+	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
+}
+
+// skipKey scans `"key" :` and the whitespace after it, returning the index of
+// the value, or -1.
+func skipKey(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i, _ = StringEnd(b, i+1); i < 0 {
+		return -1
+	}
+	i = SkipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return SkipSpace(b, i+1)
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stopMask flags, in the high bit of each byte of x, the bytes a string scan
+// must look at: '"', '\\' and control bytes. Only the lowest flag is exact
+// (a borrow can flag bytes above a true one), which is the only one used.
+func stopMask(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return ((q - ones) &^ q & highs) | ((s - ones) &^ s & highs) | ((x - ones*0x20) &^ x & highs)
+}
+
+// StringEnd scans the contents of a string whose opening quote is at b[i-1]
+// and returns the index after its closing quote, or -1 if it is not a valid
+// JSON string; escaped reports whether it holds a backslash escape.
+func StringEnd(b []byte, i int) (end int, escaped bool) {
+	for words := 0; ; {
+	scan:
+		for {
+			if words == 2 {
+				// Not a short string: hand the rest to IndexByte.
+				return longStringEnd(b, i, escaped)
+			}
+			if len(b)-i < 8 {
+				for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+					i++
+				}
+				if i >= len(b) {
+					return -1, false
+				}
+				break
+			}
+			if m := stopMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break scan
+			}
+			i += 8
+			words++
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, escaped
+		case '\\':
+			escaped = true
+			if i = skipEscape(b, i); i < 0 {
+				return -1, false
+			}
+		default: // a control byte
+			return -1, false
+		}
+	}
+}
+
+// skipEscape checks the escape sequence at b[i] (a backslash) and returns the
+// index after it, or -1.
+func skipEscape(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return -1
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2
+	case 'u':
+		if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			return -1
+		}
+		return i + 6
+	}
+	return -1
+}
+
+// longStringEnd finishes a string from b[i] as StringEnd does, for strings
+// long enough that finding the closing quote and any backslash with
+// bytes.IndexByte (vectorised) and checking the span between for control
+// bytes 32 at a time beats the eight-byte scan. Each byte is searched at most
+// once for a quote and once for a backslash, so hostile input stays linear.
+func longStringEnd(b []byte, i int, escaped bool) (int, bool) {
+	q := -1 // the first quote at or after i, once known
+	for {
+		if q < i {
+			if q = bytes.IndexByte(b[i:], '"'); q < 0 {
+				return -1, false
+			}
+			q += i
+		}
+		end := q
+		if bs := bytes.IndexByte(b[i:q], '\\'); bs >= 0 {
+			end = i + bs
+		}
+		if hasControl(b[i:end]) {
+			return -1, false
+		}
+		if end == q {
+			return q + 1, escaped
+		}
+		escaped = true
+		if i = skipEscape(b, end); i < 0 {
+			return -1, false
+		}
+	}
+}
+
+// hasControl reports whether b holds a byte below 0x20.
+func hasControl(b []byte) bool {
+	const c = ones * 0x20
+	for len(b) >= 32 {
+		x0 := binary.LittleEndian.Uint64(b)
+		x1 := binary.LittleEndian.Uint64(b[8:])
+		x2 := binary.LittleEndian.Uint64(b[16:])
+		x3 := binary.LittleEndian.Uint64(b[24:])
+		if ((x0-c)&^x0|(x1-c)&^x1|(x2-c)&^x2|(x3-c)&^x3)&highs != 0 {
+			return true
+		}
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if (x-c)&^x&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, ch := range b {
+		if ch < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// NumberEnd scans a JSON number at b[i] and returns the index after it, or -1.
+func NumberEnd(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = skipDigits(b, i+1)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// ASCII reports whether every byte of b is below 0x80.
+func ASCII(b []byte) bool {
+	var acc uint64
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc&highs == 0
+}
