@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // startGate starts a gate closed when the test ends, and an HTTP client of
@@ -69,7 +70,7 @@ func next(t *testing.T, g *Gate) *HeldRequest {
 }
 
 func TestGateHoldsUntilReleased(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	g, c := startGate(t, &log, &GateOptions{Hold: []string{"/child", "/child/parent"}})
 	got := get(t.Context(), c, g.URL()+"/child?try=1")
@@ -121,7 +122,7 @@ func TestGateAnswersOtherPathsAtOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkNoLeaks(t)
+			testkit.CheckLeaks(t)
 			var log eventLog
 			g, c := startGate(t, &log, &GateOptions{Hold: tt.hold})
 			if diff := cmp.Diff(reply{Status: 404}, <-get(t.Context(), c, g.URL()+tt.path)); diff != "" {
@@ -140,7 +141,7 @@ func TestGateAnswersOtherPathsAtOnce(t *testing.T) {
 }
 
 func TestGateClientGoneBeforeRelease(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	g, c := startGate(t, &log, nil)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -165,7 +166,7 @@ func TestGateClientGoneBeforeRelease(t *testing.T) {
 }
 
 func TestGateCloseAbortsHeldRequests(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	g, c := startGate(t, &log, nil)
 	got := get(t.Context(), c, g.URL()+"/child")
@@ -190,7 +191,7 @@ func TestGateCloseAbortsHeldRequests(t *testing.T) {
 }
 
 func TestGateReleaseRejectsBadStatus(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	g, c := startGate(t, &log, nil)
 	got := get(t.Context(), c, g.URL()+"/child")

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,33 +14,17 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
-// helperEnv selects a helper mode when the test binary is re-executed as a
-// child process: the process and tap tests supervise real processes.
-const helperEnv = "WIREPROOF_RECORD_HELPER"
-
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(helperEnv); mode != "" {
-		os.Exit(runHelper(mode))
+	// The process and tap tests supervise real processes: this test binary
+	// re-executed in one of these modes.
+	helpers := map[string]func() int{}
+	for _, mode := range []string{"lines", "fd3", "ignore-term", "grandchild", "sleeper", "early-exit", "never-ready", "ndjson-peer", "supervisor"} {
+		helpers[mode] = func() int { return runHelper(mode) }
 	}
-	os.Exit(m.Run())
-}
-
-// helperCmd returns the argv that runs this test binary in a helper mode.
-func helperArgv(t testing.TB) []string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []string{exe, "-test.run=^$"}
-}
-
-// helperEnviron returns the environment that selects mode. A race-enabled
-// helper would otherwise sleep a second at exit waiting for race reports.
-func helperEnviron(mode string) []string {
-	return append(os.Environ(), helperEnv+"="+mode, "GORACE=atexit_sleep_ms=0 halt_on_error=1")
+	testkit.Main(m, &testkit.Options{Helpers: helpers})
 }
 
 // sleepForever blocks the helper until it is killed; timers keep the runtime
@@ -81,9 +63,7 @@ func runHelper(mode string) int {
 	case "grandchild":
 		term := make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM)
-		exe, _ := os.Executable()
-		gc := exec.Command(exe, "-test.run=^$")
-		gc.Env = helperEnviron("sleeper")
+		gc := testkit.HelperCommand("sleeper")
 		gc.Stdout = out // the grandchild holds the output pipe open
 		if err := gc.Start(); err != nil {
 			fmt.Fprintln(errw, "starting grandchild:", err)
@@ -208,26 +188,6 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	case <-time.After(time.Minute):
 		t.Fatalf("%s never happened", what)
 	}
-}
-
-// checkNoLeaks fails the test if goroutines started during it are still
-// running when it ends (after its other cleanups).
-func checkNoLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				n := runtime.Stack(buf, true)
-				t.Errorf("%d goroutines leaked:\n%s", runtime.NumGoroutine()-before, buf[:n])
-				return
-			}
-			runtime.Gosched()
-			time.Sleep(10 * time.Millisecond) // no event exists for "a goroutine ended"
-		}
-	})
 }
 
 // syscallKill sends SIGTERM to pid from outside the supervisor.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // printEmitter writes the supervised process's log lines to w, for the test
@@ -37,10 +37,10 @@ func (e *printEmitter) Emit(ev *bundle.Event) (uint64, error) {
 // supervisor is the helper that supervises a server with a grandchild, as
 // verify does, and waits to be killed.
 func supervisor(out io.Writer) int {
-	exe, _ := os.Executable()
 	em := &printEmitter{w: out}
 	p, err := StartProcess(context.Background(), em, &ProcessOptions{
-		Argv:      []string{"env", helperEnv + "=grandchild", "GORACE=atexit_sleep_ms=0", exe, "-test.run=^$"},
+		Argv:      testkit.HelperArgv(),
+		Env:       testkit.HelperEnv("grandchild"),
 		ReadyLine: "startup phase: complete",
 	})
 	if err != nil {
@@ -61,8 +61,7 @@ func supervisor(out io.Writer) int {
 // TestProcessGroupDiesWithSupervisor kills the supervising process with
 // SIGKILL, so Stop never runs: the server and what it started must die anyway.
 func TestProcessGroupDiesWithSupervisor(t *testing.T) {
-	cmd := exec.Command(helperArgv(t)[0], helperArgv(t)[1:]...)
-	cmd.Env = helperEnviron("supervisor")
+	cmd := testkit.HelperCommand("supervisor")
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

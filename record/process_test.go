@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 const readyLine = "startup phase: complete"
@@ -26,8 +27,8 @@ func startHelper(t *testing.T, em Emitter, mode string, opts *ProcessOptions) *P
 	if opts != nil {
 		o = *opts
 	}
-	o.Argv = append(helperArgv(t), o.Argv...)
-	o.Env = helperEnviron(mode)
+	o.Argv = append(testkit.HelperArgv(), o.Argv...)
+	o.Env = testkit.HelperEnv(mode)
 	p, err := StartProcess(t.Context(), em, &o)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func ofKind(kinds ...bundle.Kind) func(*bundle.Event) bool {
 }
 
 func TestProcessLogsReadyAndExit(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "lines", &ProcessOptions{
 		Name:      "srv",
@@ -73,7 +74,7 @@ func TestProcessLogsReadyAndExit(t *testing.T) {
 	if evs[0].Kind != bundle.KindProcStart {
 		t.Fatalf("first event is %s, want proc.start", evs[0].Kind)
 	}
-	wantAttrs := fmt.Sprintf(`{"argv":[%q,"-test.run=^$","--token","[REDACTED]"],"pid":%d}`, helperArgv(t)[0], p.Pid())
+	wantAttrs := fmt.Sprintf(`{"argv":[%q,"-test.run=^$","--token","[REDACTED]"],"pid":%d}`, testkit.HelperArgv()[0], p.Pid())
 	if diff := cmp.Diff(wantAttrs, string(evs[0].Attrs)); diff != "" {
 		t.Errorf("proc.start attrs (-want +got):\n%s", diff)
 	}
@@ -122,7 +123,7 @@ func TestProcessLogsReadyAndExit(t *testing.T) {
 }
 
 func TestProcessExtraFile(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	bootstrap := `{"mode":"desktop","desktopBootstrapToken":"tok-123"}`
 	p := startHelper(t, &log, "fd3", &ProcessOptions{
@@ -148,7 +149,7 @@ func TestProcessExtraFile(t *testing.T) {
 var signalsAndExit = ofKind(bundle.KindProcSignal, bundle.KindProcExit)
 
 func TestProcessStopEscalatesToSIGKILL(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "ignore-term", &ProcessOptions{ReadyLine: readyLine, StopGrace: 50 * time.Millisecond})
 	if err := p.Ready(t.Context()); err != nil {
@@ -175,7 +176,7 @@ func TestProcessStopEscalatesToSIGKILL(t *testing.T) {
 }
 
 func TestProcessStopKillsGroup(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "grandchild", nil)
 	if err := p.Ready(t.Context()); err != nil {
@@ -219,7 +220,7 @@ func alive(pid int) bool {
 }
 
 func TestProcessExitWithoutStopKillsGroup(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "grandchild", nil)
 	if err := p.Ready(t.Context()); err != nil {
@@ -272,7 +273,7 @@ func TestProcessReadyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkNoLeaks(t)
+			testkit.CheckLeaks(t)
 			var log eventLog
 			p := startHelper(t, &log, tt.mode, &tt.opts)
 			if tt.mode == "never-ready" {
@@ -304,7 +305,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestProcessReadyHonoursContext(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "never-ready", nil)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -315,7 +316,7 @@ func TestProcessReadyHonoursContext(t *testing.T) {
 }
 
 func TestProcessStopHonoursContext(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	// A grace period far beyond the hang guard: only the done context can
 	// make Stop return.
@@ -344,7 +345,7 @@ func TestProcessStopHonoursContext(t *testing.T) {
 }
 
 func TestProcessConcurrentStops(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
 	p := startHelper(t, &log, "never-ready", nil)
 	var wg sync.WaitGroup

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // recording is a proxy in front of an upstream, recording into a real bundle.
@@ -90,7 +91,7 @@ func allBytes() []byte {
 }
 
 func TestProxyHTTP(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	big := bytes.Repeat([]byte("x"), 5000)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -198,7 +199,7 @@ func trimForLog(b []byte) []byte {
 // upstream writes each event only after the client has read the previous one
 // through the proxy, so a buffering proxy would deadlock the test.
 func TestProxySSEStreams(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	release := make(chan struct{})
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -265,7 +266,7 @@ func TestProxySSEStreams(t *testing.T) {
 }
 
 func TestProxyHTTPUpstreamDown(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	upstream := httptest.NewServer(http.NotFoundHandler())
 	addr := upstream.URL
 	upstream.Close()

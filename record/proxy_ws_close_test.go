@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/internal/wsframe"
 )
 
@@ -67,7 +68,7 @@ func wsEvents(evs []bundle.Event) []evView {
 // side gets the other's code and reason.
 func TestProxyWebSocketCloseHandshake(t *testing.T) {
 	t.Run("client closes, upstream answers then closes", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		got := make(chan []string, 1)
 		up := startRawUpstream(t, func(p *rawPeer) {
 			var seen []string
@@ -112,7 +113,7 @@ func TestProxyWebSocketCloseHandshake(t *testing.T) {
 		}
 	})
 	t.Run("upstream closes, client still sends", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		got := make(chan []string, 1)
 		up := startRawUpstream(t, func(p *rawPeer) {
 			p.send(t, closing(4002, "server bye"))
@@ -154,7 +155,7 @@ func TestProxyWebSocketCloseHandshake(t *testing.T) {
 		}
 	})
 	t.Run("coder client gets the upstream's code", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		up := startRawUpstream(t, func(p *rawPeer) {
 			for {
 				f, err := p.next()
@@ -188,7 +189,7 @@ func TestProxyWebSocketCloseHandshake(t *testing.T) {
 // its connection end the same way, not a close the proxy made up.
 func TestProxyWebSocketAbnormalEnds(t *testing.T) {
 	t.Run("upstream drops its connection", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		up := startEchoUpstream(t, websocket.CompressionDisabled)
 		r := startRecording(t, up.URL, nil)
 		c := dialProxy(t, r, "/ws", nil)
@@ -209,7 +210,7 @@ func TestProxyWebSocketAbnormalEnds(t *testing.T) {
 		}
 	})
 	t.Run("upstream resets its connection", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		up := startRawUpstream(t, func(p *rawPeer) {
 			p.next()
 			p.conn.(*net.TCPConn).SetLinger(0)
@@ -233,7 +234,7 @@ func TestProxyWebSocketAbnormalEnds(t *testing.T) {
 		}
 	})
 	t.Run("client vanishes", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		up := startEchoUpstream(t, websocket.CompressionDisabled)
 		r := startRecording(t, up.URL, nil)
 		c := rawDial(t, r.URL, "/ws")
@@ -262,7 +263,7 @@ func TestProxyWebSocketAbnormalEnds(t *testing.T) {
 // comes from the real peer (the proxy answers none), and both are recorded.
 func TestProxyWebSocketPings(t *testing.T) {
 	t.Run("upstream pings the client", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		got := make(chan []string, 1)
 		up := startRawUpstream(t, func(p *rawPeer) {
 			p.send(t, rawFrame{op: wsframe.OpPing, fin: true, payload: "hb-1"})
@@ -319,7 +320,7 @@ func TestProxyWebSocketPings(t *testing.T) {
 		}
 	})
 	t.Run("client pings the upstream", func(t *testing.T) {
-		checkNoStray(t)
+		testkit.CheckLeaks(t)
 		pinged := make(chan string, 10)
 		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OnPingReceived: func(_ context.Context, p []byte) bool {
@@ -365,7 +366,7 @@ func TestProxyWebSocketPings(t *testing.T) {
 // fragments is recorded as one message, the ping on its own; a message over
 // the proxy's MaxMessageSize is relayed whole and recorded cut, with its size.
 func TestProxyWebSocketFrames(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecordingWith(t, up.URL, nil, ProxyOptions{MaxMessageSize: 1000})
 	c := rawDial(t, r.URL, "/ws")
@@ -419,7 +420,7 @@ func onlyDir(evs []evView, d bundle.Dir) []evView {
 // upstream fails the connection as it would without the proxy) and recorded
 // as ws.error; the upstream's 1002 close reaches the client.
 func TestProxyWebSocketNotAFrame(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, nil)
 	c := rawDial(t, r.URL, "/ws")
@@ -454,7 +455,7 @@ func TestProxyWebSocketBigMessage(t *testing.T) {
 	}
 	for name, mode := range map[string]websocket.CompressionMode{"plain": websocket.CompressionDisabled, "compressed": websocket.CompressionContextTakeover} {
 		t.Run(name, func(t *testing.T) {
-			checkNoStray(t)
+			testkit.CheckLeaks(t)
 			up := startEchoUpstream(t, mode)
 			r := startRecording(t, up.URL, nil)
 			c := dialProxy(t, r, "/ws", &websocket.DialOptions{CompressionMode: mode})

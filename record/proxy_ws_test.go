@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -106,7 +107,7 @@ func ofKinds(evs []bundle.Event, prefix string) []bundle.Event {
 }
 
 func TestProxyWebSocketEcho(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, nil)
 	c := dialProxy(t, r, "/ws?orchestrationProtocol=2", &websocket.DialOptions{Subprotocols: []string{"effect-rpc"}})
@@ -192,7 +193,7 @@ func TestProxyWebSocketCloses(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkNoStray(t)
+			testkit.CheckLeaks(t)
 			up := startEchoUpstream(t, websocket.CompressionDisabled)
 			r := startRecording(t, up.URL, nil)
 			conn := dialProxy(t, r, "/ws", nil)
@@ -236,7 +237,7 @@ func TestProxyWebSocketCompression(t *testing.T) {
 		{"neither", websocket.CompressionDisabled, websocket.CompressionContextTakeover, `{"clientCompressed":false,"upstreamCompressed":false}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkNoStray(t)
+			testkit.CheckLeaks(t)
 			up := startEchoUpstream(t, c.upstreamMode)
 			r := startRecording(t, up.URL, nil)
 			conn := dialProxy(t, r, "/ws", &websocket.DialOptions{CompressionMode: c.clientMode})
@@ -267,7 +268,7 @@ func TestProxyWebSocketCompression(t *testing.T) {
 }
 
 func TestProxyWebSocketConcurrent(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, nil)
 	const conns, each = 200, 50
@@ -339,7 +340,7 @@ func TestProxyWebSocketConcurrent(t *testing.T) {
 }
 
 func TestProxyWebSocketRefused(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, &Options{TokenFields: t3.TokenFields})
 	_, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(r.URL, "http")+"/ws?wsTicket=spent", nil)
@@ -361,7 +362,7 @@ func TestProxyWebSocketRefused(t *testing.T) {
 }
 
 func TestProxyCloseEndsWebSockets(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, nil)
 	c := dialProxy(t, r, "/ws", nil)

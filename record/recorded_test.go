@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // TestProcessAndGateThroughRecorder records a supervised process and a gate
@@ -16,7 +17,7 @@ import (
 // what a replay would see: the events in order, the secret redacted, and
 // proc.exit the last event of the process.
 func TestProcessAndGateThroughRecorder(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var file bytes.Buffer
 	w, err := bundle.NewWriter(&file, bundle.Header{Tool: "wireproof test"}, nil)
 	if err != nil {

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // seqCollector is a subscriber that keeps the seqs it saw, optionally failing
@@ -74,46 +73,8 @@ func readBundle(t *testing.T, path string) []bundle.Event {
 	return c.Events
 }
 
-// checkNoStray fails the test if goroutines whose stacks mention any of the
-// given functions are still running when the test ends. Goroutine exit has no
-// event to wait on, so it polls with a generous deadline.
-func checkNoStray(t *testing.T, funcs ...string) {
-	t.Helper()
-	if len(funcs) == 0 {
-		funcs = []string{"record.(*subscription)", "record.(*Proxy)", "record.(*wsRelay)", "record.(*wsQueue)", "coder/websocket"}
-	}
-	t.Cleanup(func() {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			buf := make([]byte, 1<<20)
-			stacks := string(buf[:runtime.Stack(buf, true)])
-			var leaked []string
-			for _, g := range strings.Split(stacks, "\n\n") {
-				if strings.Contains(g, "checkNoStray") {
-					continue
-				}
-				for _, f := range funcs {
-					if strings.Contains(g, f) {
-						leaked = append(leaked, g)
-						break
-					}
-				}
-			}
-			if len(leaked) == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("%d goroutines leaked:\n%s", len(leaked), strings.Join(leaked, "\n\n"))
-				return
-			}
-			runtime.Gosched()
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
-
 func TestRecorderOrder(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	rec, path := newFileRecorder(t, nil)
 	subs := []*seqCollector{{}, {}, {}}
 	for i, s := range subs {
@@ -151,7 +112,7 @@ func TestRecorderOrder(t *testing.T) {
 }
 
 func TestRecorderCutsOffFailingSubscribers(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	rec, path := newFileRecorder(t, nil)
 	good, failing, panicking := &seqCollector{}, &seqCollector{failAt: 10}, &seqCollector{panicAt: 20}
 	rec.Subscribe("good", good)

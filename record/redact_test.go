@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -129,7 +130,7 @@ func FuzzRedactText(f *testing.F) {
 // TestRedactRecordedSession records a session full of secrets through the
 // proxy and searches the decompressed bundle for every one of them.
 func TestRedactRecordedSession(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	const (
 		boot    = "boot-7f3a9c1e2d"
 		access  = "acc-5b8e1f0a9c7d"

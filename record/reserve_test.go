@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // TestReserveOrder: events are written in the order their places were taken,
@@ -12,7 +13,7 @@ import (
 // waits for it; a cancelled place is left out; times never go back; and the
 // secrets known when an event is written are redacted from it.
 func TestReserveOrder(t *testing.T) {
-	checkNoStray(t)
+	testkit.CheckLeaks(t)
 	rec, path := newFileRecorder(t, &Options{Redact: []string{"SECRET1"}})
 	mark := func(name string) *bundle.Event {
 		return &bundle.Event{Kind: bundle.KindMark, Name: name, Body: bundle.Text([]byte(name + " SECRET1 SECRET2"))}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // notifyingReader reports each chunk it reads, so a test can act between
@@ -44,10 +44,9 @@ func ofDir(dir bundle.Dir) func(*bundle.Event) bool {
 // write, a line that is not JSON, a last line without newline; answers split
 // across reads and a last line without newline.
 func TestTapNDJSONChildProcess(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
-	cmd := exec.Command(helperArgv(t)[0], helperArgv(t)[1:]...)
-	cmd.Env = helperEnviron("ndjson-peer")
+	cmd := testkit.HelperCommand("ndjson-peer")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -232,10 +231,9 @@ func (s shortWriter) Write(p []byte) (int, error) {
 }
 
 func TestTapCommand(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
-	cmd := exec.Command(helperArgv(t)[0], helperArgv(t)[1:]...)
-	cmd.Env = helperEnviron("ndjson-peer")
+	cmd := testkit.HelperCommand("ndjson-peer")
 	cmd.Stdin = strings.NewReader(`{"id":7,"method":"ping"}` + "\n" + `{"id":8,"method":"pong"}`)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -263,10 +261,9 @@ func TestTapCommand(t *testing.T) {
 }
 
 func TestTapCommandKilledByContext(t *testing.T) {
-	checkNoLeaks(t)
+	testkit.CheckLeaks(t)
 	var log eventLog
-	cmd := exec.Command(helperArgv(t)[0], helperArgv(t)[1:]...)
-	cmd.Env = helperEnviron("sleeper")
+	cmd := testkit.HelperCommand("sleeper")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	err := TapCommand(ctx, &log, "provider", cmd)

@@ -1,0 +1,127 @@
+package testkit
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	Main(m, &Options{Helpers: map[string]func() int{
+		"echo": func() int {
+			fmt.Println(strings.Join(os.Args[2:], " "))
+			return 7
+		},
+		"sleep": func() int {
+			time.Sleep(time.Hour)
+			return 0
+		},
+	}})
+}
+
+func TestHelperCommand(t *testing.T) {
+	var out bytes.Buffer
+	cmd := HelperCommand("echo", "a", "b")
+	cmd.Stdout = &out
+	err := cmd.Run()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 7 || out.String() != "a b\n" {
+		t.Errorf("helper: %v, stdout %q; want exit 7 and %q", err, out.String(), "a b\n")
+	}
+	cmd = HelperCommand("no-such-mode")
+	if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("unknown mode: %v, want exit 2", err)
+	}
+}
+
+// recorder is a testing.TB whose failures and cleanups are kept, so that a
+// test can show CheckLeaks fails a leaking test.
+type recorder struct {
+	testing.TB
+	mu       sync.Mutex
+	errs     []string
+	cleanups []func()
+}
+
+func (r *recorder) Helper()          {}
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) end() []string {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	return r.errs
+}
+
+func TestCheckLeaksFindsAGoroutine(t *testing.T) {
+	r := &recorder{TB: t}
+	CheckLeaks(r)
+	stop := make(chan struct{})
+	go func() { <-stop }()
+	go func() { time.Sleep(50 * time.Millisecond); close(stop) }() // ends by itself: waited for, not reported
+	if errs := r.end(); len(errs) != 0 {
+		t.Errorf("goroutines that end were reported: %q", errs)
+	}
+
+	r = &recorder{TB: t}
+	CheckLeaks(r)
+	block := make(chan struct{})
+	defer close(block)
+	go leakyGoroutine(block)
+	shortSettle(t)
+	errs := r.end()
+	if len(errs) != 1 || !strings.Contains(errs[0], "leakyGoroutine") {
+		t.Errorf("a leaked goroutine was reported as %q, want its stack", errs)
+	}
+}
+
+// shortSettle makes the checks give up on what never ends in a second, not
+// the settle time a loaded machine needs for what does.
+func shortSettle(t *testing.T) {
+	old := settleTime
+	settleTime = time.Second
+	t.Cleanup(func() { settleTime = old })
+}
+
+func leakyGoroutine(block chan struct{}) { <-block }
+
+func TestCheckLeaksFindsAProcess(t *testing.T) {
+	shortSettle(t)
+	r := &recorder{TB: t}
+	CheckLeaks(r)
+	cmd := HelperCommand("sleep")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait() // reaps it once killed
+	errs := r.end()
+	if len(errs) != 1 || !strings.Contains(errs[0], fmt.Sprintf("pid %d", cmd.Process.Pid)) {
+		t.Errorf("a process left running was reported as %q, want its pid", errs)
+	}
+	if len(descendants()) != 0 {
+		t.Errorf("the process left was not killed: %v", descendants())
+	}
+}
+
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "x.golden")
+	r := &recorder{TB: t}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, []byte("one\ntwo\n"), 0o644)
+	Golden(r, path, []byte("one\ntwo\n"))
+	Golden(r, path, []byte("one\nthree\n"))
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "three") {
+		t.Errorf("Golden reported %q, want one diff", r.errs)
+	}
+}
