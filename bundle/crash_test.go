@@ -1,56 +1,24 @@
 package bundle
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
-// crashHelperEnv, when set in the environment, makes the test binary a
-// recorder that appends to the bundle the variable names until it is killed.
-const crashHelperEnv = "WIREPROOF_BUNDLE_CRASH_HELPER"
-
 func TestMain(m *testing.M) {
-	if path := os.Getenv(crashHelperEnv); path != "" {
-		os.Exit(crashHelper(path))
-	}
-	code := m.Run()
-	if code == 0 {
-		if stacks := leakedFlushers(); stacks != "" {
-			fmt.Fprintf(os.Stderr, "a Writer's flusher outlived the tests (a Writer was not closed):\n%s", stacks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leakedFlushers returns the stacks of Writer flusher goroutines still
-// running. A flusher that Close has stopped may need a moment to return, and
-// no event marks its very end, so this polls with a generous deadline.
-func leakedFlushers() string {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var buf bytes.Buffer
-		pprof.Lookup("goroutine").WriteTo(&buf, 2)
-		var leaked []string
-		for _, g := range strings.Split(buf.String(), "\n\n") {
-			if strings.Contains(g, "bundle.(*Writer).flusher") || strings.Contains(g, "bundle.(*Writer).compressor") {
-				leaked = append(leaked, g)
-			}
-		}
-		if len(leaked) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// goleak also finds a Writer's flusher or compressor left running by a
+	// Writer that was not closed.
+	testkit.Main(m, &testkit.Options{Helpers: map[string]func() int{
+		// The test binary re-executed as a recorder that is killed.
+		"crash": func() int { return crashHelper(os.Args[len(os.Args)-1]) },
+	}})
 }
 
 // crashHelper records forever, with a short flush interval and a lifecycle
@@ -83,8 +51,7 @@ func crashHelper(path string) int {
 func TestCrash(t *testing.T) {
 	const atLeast = 2000
 	path := filepath.Join(t.TempDir(), "crash.zst")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashHelperEnv+"="+path)
+	cmd := testkit.HelperCommand("crash", path)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -2,14 +2,13 @@ package bundle
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the seed bundles in testdata/")
+	"github.com/wireproof/wireproof/internal/testkit"
+)
 
 // seedBundles are the small bundles committed in testdata/ as fuzz seeds and
 // as format fixtures: if a change to the writer makes them unreadable, the
@@ -33,7 +32,7 @@ func TestSeedBundles(t *testing.T) {
 	for _, s := range seedBundles {
 		t.Run(s.file, func(t *testing.T) {
 			path := filepath.Join("testdata", s.file)
-			if *update {
+			if testkit.Update() {
 				if err := os.WriteFile(path, s.make(t), 0o644); err != nil {
 					t.Fatal(err)
 				}

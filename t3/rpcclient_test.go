@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -259,9 +259,10 @@ func FuzzRPCFrames(f *testing.F) {
 	})
 }
 
-// TestCloseLeavesNoGoroutines: Close waits for the client's reader and pinger,
-// so after it no goroutine runs client code.
+// TestCloseLeavesNoGoroutines: Close stops the client's reader and pinger:
+// no goroutine of the test outlives it.
 func TestCloseLeavesNoGoroutines(t *testing.T) {
+	testkit.CheckLeaks(t)
 	ctx := testCtx(t)
 	c, _ := scriptServer(t, func(ctx context.Context, conn *websocket.Conn) {
 		readMsg(ctx, conn)
@@ -281,27 +282,4 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if _, err := st.Next(ctx); !errors.Is(err, t3.ErrClientClosed) {
 		t.Errorf("Next after Close = %v, want ErrClientClosed", err)
 	}
-	// A goroutine that has signalled Close may still be returning from its
-	// last frame; there is no event for "a goroutine ended", so poll briefly.
-	deadline := time.Now().Add(5 * time.Second)
-	for leaked := goroutinesIn("t3.(*RPCClient)"); leaked != ""; leaked = goroutinesIn("t3.(*RPCClient)") {
-		if time.Now().After(deadline) {
-			t.Errorf("goroutines still in the client after Close:\n%s", leaked)
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// goroutinesIn returns the stacks of goroutines with a frame matching fn.
-func goroutinesIn(fn string) string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, fn) && !strings.Contains(g, "goroutinesIn") {
-			out = append(out, g)
-		}
-	}
-	return strings.Join(out, "\n\n")
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // wireproofBin is the wireproof binary built once for these tests: the embedded
@@ -13,20 +15,18 @@ import (
 var wireproofBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wireproof-verify-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	wireproofBin = filepath.Join(dir, "wireproof")
-	build := exec.Command("go", "build", "-o", wireproofBin, "../cmd/wireproof")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building wireproof:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, &testkit.Options{Setup: func() (func(), error) {
+		dir, err := os.MkdirTemp("", "wireproof-verify-test-")
+		if err != nil {
+			return nil, err
+		}
+		wireproofBin = filepath.Join(dir, "wireproof")
+		build := exec.Command("go", "build", "-o", wireproofBin, "../cmd/wireproof")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("building wireproof: %w", err)
+		}
+		return func() { os.RemoveAll(dir) }, nil
+	}})
 }

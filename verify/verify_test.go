@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +23,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/provider/claude"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/verify"
@@ -34,7 +34,8 @@ import (
 // whose verdict replay reproduces, no temporary directory and no live server.
 func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	t.Helper()
-	goroutines := runtime.NumGoroutine()
+	// Nothing the run starts outlives the test: no goroutine, no process.
+	testkit.CheckLeaks(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the run's home and project must not outlive it
 	var mu sync.Mutex
@@ -71,9 +72,8 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Fatalf("verify.Run: %v", err)
 	}
 
-	// Nothing leaks: no goroutine, no temp directory, no server process, no
-	// listening port.
-	waitGoroutines(t, goroutines)
+	// Nothing is left once Run returns: no temp directory, no server
+	// process, no listening port.
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("temporary entries left behind: %v", names(left))
 	}
@@ -152,21 +152,6 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
 	}
 	return res
-}
-
-// waitGoroutines fails the test if the goroutines the run started do not end.
-// There is no event for "a goroutine ended", so it polls.
-func waitGoroutines(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Errorf("%d goroutines outlived the run:\n%s", runtime.NumGoroutine()-before, buf[:runtime.Stack(buf, true)])
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func decompress(t *testing.T, path string) []byte {
