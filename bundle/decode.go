@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
 // DecodeEvent decodes one bundle line (without its newline) into ev, replacing
@@ -13,7 +15,7 @@ import (
 // kept after line is reused. Unknown keys are skipped, so a format 1 reader
 // reads lines from a newer writer that only added keys.
 func DecodeEvent(line []byte, ev *Event) error {
-	var d lineDecoder
+	d := lineDecoder{oneLine: true}
 	if err := d.decode(line, ev); err != nil {
 		return err
 	}
@@ -40,6 +42,10 @@ type lineDecoder struct {
 	buf     []byte            // decoded payload of the last line
 	scratch []byte            // unescaped strings
 	intern  map[string]string // bounded by maxInterned
+	// memo holds a large part of a payload scanned before: a long
+	// recording repeats them (polls answered with the same projection).
+	memo    jsonscan.Memo
+	oneLine bool // no line follows to use memo
 	// skipBody, when set, is asked per kind whether to leave Body empty.
 	skipBody func(Kind) bool
 }
@@ -175,7 +181,7 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 		case "attrs":
 			p.Space()
 			start := p.Pos()
-			if !p.skipValue() {
+			if !p.skipValue(nil) {
 				return p.fail("attrs is not a JSON value")
 			}
 			ev.Attrs = json.RawMessage(p.Since(start))
@@ -191,13 +197,17 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 			// The json payload is everything between ':' and the next
 			// delimiter, whitespace included, so it comes back byte-exact.
 			start := p.Pos()
-			if !p.skipValue() {
+			memo := &d.memo
+			if d.oneLine {
+				memo = nil
+			}
+			if !p.skipValue(memo) {
 				return p.fail(string(bodyKey) + " payload is not a JSON value")
 			}
 			p.Space()
 			bodyRaw = p.Since(start)
 		default:
-			if !p.skipValue() {
+			if !p.skipValue(nil) {
 				return p.fail("bad value")
 			}
 		}

@@ -62,11 +62,12 @@ func (p *parser) strAlloc(scratch *[]byte) (string, bool) {
 }
 
 // skipValue scans one JSON value of valid UTF-8, validating it, and leaves p
-// after it.
-func (p *parser) skipValue() bool {
+// after it. m, if not nil, is the memo of large values met before (see
+// jsonscan.SkipMemo).
+func (p *parser) skipValue(m *jsonscan.Memo) bool {
 	p.Space()
 	start := p.Pos()
-	return p.Skip(0) && utf8.Valid(p.Since(start))
+	return p.SkipMemo(0, m) && utf8.Valid(p.Since(start))
 }
 
 // header scans an object of string arrays.

@@ -26,7 +26,7 @@ func sameSkip(t *testing.T, input string) {
 	var raw json.RawMessage
 	refOK := dec.Decode(&raw) == nil && utf8.Valid(raw)
 	got := newParser(b)
-	gotOK := got.skipValue()
+	gotOK := got.skipValue(nil)
 	if gotOK != refOK || gotOK && got.Pos() != int(dec.InputOffset()) {
 		t.Errorf("skipValue(%.80q) = %v at %d, json.Decoder = %v at %d", input, gotOK, got.Pos(), refOK, dec.InputOffset())
 	}
@@ -49,4 +49,31 @@ func FuzzSkipValue(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, input string) { sameSkip(t, input) })
+}
+
+// TestPayloadMemo: a line decoder takes a large payload part it scanned
+// before by a memcmp, and still refuses the same part broken.
+func TestPayloadMemo(t *testing.T) {
+	value := `{"turnItems":[` + strings.Repeat(`{"type":"x","text":"`+strings.Repeat("y", 500)+`"},`, 20) + `{}]}`
+	line := func(seq int, v string) []byte {
+		return []byte(`{"seq":` + string(rune('0'+seq)) + `,"t":1,"kind":"ws.message","json":{"_tag":"Exit","requestId":"` + string(rune('0'+seq)) + `","exit":{"value":` + v + `}}}`)
+	}
+	var d lineDecoder
+	var ev Event
+	for seq := 1; seq < 4; seq++ {
+		if err := d.decode(line(seq, value), &ev); err != nil {
+			t.Fatalf("line %d: %v", seq, err)
+		}
+		if want := `{"_tag":"Exit","requestId":"` + string(rune('0'+seq)) + `","exit":{"value":` + value + `}}`; string(ev.Body.Data) != want {
+			t.Fatalf("line %d: payload %.80q", seq, ev.Body.Data)
+		}
+	}
+	if !bytes.Contains(line(3, value), d.memo.Bytes()) || len(d.memo.Bytes()) < len(value) {
+		t.Fatalf("memo holds %.60q", d.memo.Bytes())
+	}
+	for _, broken := range []string{strings.Replace(value, "yyy", "y\x01y", 1), strings.Replace(value, `"},{"type"`, `"},,{"type"`, 1), strings.Replace(value, "yyy", "y\xffy", 1)} {
+		if err := d.decode(line(5, broken), &ev); err == nil {
+			t.Errorf("a broken repeat was accepted: %.80q", broken)
+		}
+	}
 }

@@ -116,6 +116,18 @@ func (s *Scanner) Skip(depth int) bool {
 	return true
 }
 
+// SkipMemo is Skip taking what m holds by a memcmp (see the package
+// function SkipMemo).
+func (s *Scanner) SkipMemo(depth int, m *Memo) bool {
+	s.Space()
+	end := SkipMemo(s.b, s.i, depth, m)
+	if end < 0 {
+		return false
+	}
+	s.i = end
+	return true
+}
+
 // Raw scans any value found at nesting depth and returns its exact bytes, as
 // a json.RawMessage gets them.
 func (s *Scanner) Raw(depth int) ([]byte, bool) {
