@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Replay benchmark: throughput (MB/s of uncompressed bundle, all checks on) of a
-# projection-heavy bundle, and peak RSS replaying a bundle of at least 500 MB
-# uncompressed. The bundles are generated into a temp dir, never committed.
-# Targets: >= 150 MB/s on two cores; peak RSS < 100 MB.
+# Replay benchmark (issue 14): throughput of `wireproof replay` with all checks
+# on, in MB/s of uncompressed bundle, on a projection-heavy bundle of at least
+# 500 MB uncompressed, against `zstd -dc` of the same file measured in the
+# same run, and the replay's peak RSS.
+# Targets: replay >= 1000 MB/s; peak RSS < 100 MB. Exits non-zero on a miss.
+# The bundle is generated into a temp dir, never committed. RUNS (default 3)
+# alternates replay and zstd runs; the best of each is judged (the machine is
+# shared: the slowest runs measure the neighbours) and every run is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -10,25 +14,56 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/wireproof" ./cmd/wireproof
 go build -o "$tmp/gensynth" ./replay/synth/cmd/gensynth
 
-echo "== replay: Go benchmarks"
-go test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" ./replay/ | grep -E '^Benchmark|ok'
-
-echo "== replay: where the CPU time goes (pprof, cumulative, BenchmarkReplayFile)"
-go test -run '^$' -bench 'BenchmarkReplayFile$' -benchtime 40x -cpuprofile "$tmp/cpu.out" -o "$tmp/replay.test" ./replay/ >/dev/null
-go tool pprof -top -cum -nodecount 60 "$tmp/replay.test" "$tmp/cpu.out" 2>/dev/null |
-  grep -E 'bundle\.\(\*Reader\)\.Next|zstd\.\(\*Decoder\)\.Read|bundle\.\(\*lineDecoder\)\.decode|replay\.\(\*Engine\)\.Feed|replay\.\(\*Correlator\)\.decode|leanDecoder\)\.projection|replay\.\(\*conformance\)|protocol\.' |
-  awk '{printf "  %-7s %-7s %s\n", $4, $5, $6}' || true
-
 echo "== replay: large bundle (${POLLS:=6000} polls x 40 items x 2000 bytes)"
 size=$("$tmp/gensynth" -scenario idle -polls "$POLLS" -filler 40 -filler-bytes 2000 -o "$tmp/big.zst")
-echo "uncompressed: $((size / 1000000)) MB, compressed: $(( $(stat -c %s "$tmp/big.zst") / 1000 )) kB"
-/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$tmp/wireproof" replay "$tmp/big.zst" >/dev/null || true
-read -r secs user sys rss_kb < "$tmp/time"
-# CPU seconds are printed too: on a shared machine they vary far less than
-# the wall clock, which is what the target is about.
-awk -v s="$size" -v t="$secs" -v u="$user" -v k="$sys" -v r="$rss_kb" 'BEGIN {
-  mbps = (t > 0) ? s / 1e6 / t : 0
-  cpu = u + k
-  printf "throughput: %.0f MB/s (target >= 150 MB/s); %.2f s wall, %.2f s CPU (%.0f MB per CPU second)\n", mbps, t, cpu, (cpu > 0) ? s / 1e6 / cpu : 0
-  printf "peak RSS:   %.0f MB (target < 100 MB)\n", r / 1024
-}'
+echo "uncompressed: $((size / 1000000)) MB, compressed: $(($(stat -c %s "$tmp/big.zst") / 1000)) kB"
+
+echo "== replay: Go benchmarks"
+go test -run '^$' -bench 'Engine|ReplayFile' -benchtime "${BENCHTIME:-1s}" ./replay/ | grep -E '^Benchmark|ok'
+
+echo "== replay: where the CPU time goes (pprof of three replays of the large bundle, by what it is spent on)"
+WIREPROOF_BENCH_BUNDLE="$tmp/big.zst" go test -run '^$' -bench 'BenchmarkReplayBundle$' -benchtime 3x \
+  -cpuprofile "$tmp/cpu.out" -o "$tmp/replay.test" ./replay/ >/dev/null
+go tool pprof -top -nodecount 1000 "$tmp/replay.test" "$tmp/cpu.out" 2>/dev/null |
+  awk '$1 ~ /s$/ && $2 ~ /%$/ && NF >= 6 {
+    v = $1; u = (v ~ /ms$/) ? 0.001 : 1; sub(/m?s$/, "", v); t = v * u
+    f = $6
+    if (f ~ /sha256/) c = "SHA-256 of the trailer digest (its own goroutine: the second core)"
+    else if (f ~ /xxhash/) c = "zstd frame checksums (xxhash)"
+    else if (f ~ /klauspost\/compress/) c = "zstd decompression"
+    else if (f ~ /jsonscan|unicode\/utf8|indexbyte|bytealg/) c = "JSON scanning (envelopes, frames, projections)"
+    else if (f ~ /memmove|memclr/) c = "copying bytes (line and digest buffers)"
+    else if (f ~ /memeqbody/) c = "comparing bytes (repeated values taken from the memos)"
+    else if (f ~ /^runtime\.|^internal\/runtime/) c = "Go runtime (allocation, GC, maps, scheduling)"
+    else c = "the rest (envelope fields, routing, correlation, checks)"
+    sum[c] += t; total += t
+  } END {
+    for (c in sum) printf "  %5.1f%%  %s\n", 100 * sum[c] / total, c
+  }' | sort -rn || true
+
+echo "== replay: ${RUNS:=3} runs of wireproof replay, each followed by zstd -dc of the same file"
+# Each run appends "what wall user sys maxrss_kb" to $tmp/runs.
+for ((i = 1; i <= RUNS; i++)); do
+  /usr/bin/time -f "replay %e %U %S %M" -a -o "$tmp/runs" "$tmp/wireproof" replay "$tmp/big.zst" >/dev/null
+  /usr/bin/time -f "zstd %e %U %S %M" -a -o "$tmp/runs" zstd -qdc "$tmp/big.zst" >/dev/null
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+awk -v s="$size" '
+  function mbps(secs) { return (secs > 0) ? s / 1e6 / secs : 0 }
+  {
+    what = $1; wall = $2; cpu = $3 + $4; n[what]++
+    printf "  %-6s run %d: %6.0f MB/s (%.2f s wall), %6.0f MB per CPU second (%.2f s CPU), peak RSS %.0f MB\n", what, n[what], mbps(wall), wall, mbps(cpu), cpu, $5 / 1024
+    if (!(what in best) || wall < best[what]) best[what] = wall
+    if (!(what in bestcpu) || cpu < bestcpu[what]) bestcpu[what] = cpu
+    if ($5 > rss[what]) rss[what] = $5
+  }
+  END {
+    r = mbps(best["replay"]); z = mbps(best["zstd"])
+    printf "throughput: %.0f MB/s, best of %d (target >= 1000 MB/s); zstd -dc of the same file: %.0f MB/s (replay/zstd %.2f)\n", r, n["replay"], z, (z > 0) ? r / z : 0
+    printf "CPU:        %.0f MB per CPU second (zstd -dc: %.0f); the digest hashes on the second core\n", mbps(bestcpu["replay"]), mbps(bestcpu["zstd"])
+    printf "peak RSS:   %.0f MB, the highest of the runs (target < 100 MB)\n", rss["replay"] / 1024
+    missed = 0
+    if (r < 1000) { print "MISSED: replay throughput below 1000 MB/s"; missed = 1 }
+    if (rss["replay"] / 1024 >= 100) { print "MISSED: peak RSS not below 100 MB"; missed = 1 }
+    exit missed
+  }' "$tmp/runs"

@@ -62,3 +62,21 @@ func BenchmarkReplayFile(b *testing.B) {
 	}
 	_ = os.Remove(path)
 }
+
+// BenchmarkReplayBundle replays the bundle named by $WIREPROOF_BENCH_BUNDLE
+// (bench/replay.sh profiles its large bundle with it), in MB/s of
+// uncompressed bundle; skipped when unset.
+func BenchmarkReplayBundle(b *testing.B) {
+	path := os.Getenv("WIREPROOF_BENCH_BUNDLE")
+	if path == "" {
+		b.Skip("WIREPROOF_BENCH_BUNDLE names no bundle")
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := replay.ReplayFile(ctx, path, nil)
+		if err != nil || !res.Reproduced {
+			b.Fatalf("replay: %v %+v", err, res)
+		}
+		b.SetBytes(res.Bytes)
+	}
+}
