@@ -67,3 +67,15 @@ func FuzzSkipMemo(f *testing.F) {
 		}
 	})
 }
+
+// TestSkipMemoBounded: a container above maxMemo is not kept; the largest one
+// below it is.
+func TestSkipMemoBounded(t *testing.T) {
+	small := `["` + strings.Repeat("s", minMemo) + `"]`
+	huge := `[` + small + `,"` + strings.Repeat("h", maxMemo) + `"]`
+	m := &Memo{}
+	sameWithMemo(t, m, []byte(`{"a":`+huge+`}`), 0)
+	if string(m.raw) != small {
+		t.Errorf("memo holds %d bytes, want the %d of the largest container under the bound", len(m.raw), len(small))
+	}
+}

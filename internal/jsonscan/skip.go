@@ -54,7 +54,7 @@ func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil) }
 // no deeper than where m's copy was validated, is taken by a memcmp instead
 // of scanned (the JSON grammar makes a container end at its own closing
 // bracket, so equal bytes are the same valid value). A scan that took none
-// may leave the largest container inside the value (4 KiB at least) in m for
+// may leave the largest container inside the value (4 KiB to 4 MiB) in m for
 // the next. Long recordings repeat large values (a poll answered with the
 // same projection); elsewhere m costs a comparison per container and a copy
 // on ever fewer misses (the 1st, 2nd, 4th, 8th... in a row).
@@ -72,8 +72,11 @@ type Memo struct {
 const memoLevels = 8
 
 // minMemo is the smallest container worth remembering (a variable for the
-// tests, which fuzz with small ones).
+// tests, which fuzz with small ones); maxMemo the largest, so a memo never
+// holds more than a few MiB whatever the values scanned.
 var minMemo = 4 << 10
+
+const maxMemo = 4 << 20
 
 func skip(b []byte, i, depth int, m *Memo) int {
 	if depth > MaxDepth {
@@ -178,7 +181,7 @@ func skip(b []byte, i, depth int, m *Memo) int {
 			}
 			if (inObject && c == '}') || (!inObject && c == ']') {
 				depth--
-				if l := depth - base; m != nil && l > 0 && l < memoLevels && i-starts[l] > candEnd-candStart {
+				if l := depth - base; m != nil && l > 0 && l < memoLevels && i-starts[l] > candEnd-candStart && i-starts[l] <= maxMemo {
 					candStart, candEnd, candDepth = starts[l], i, depth
 				}
 				continue
