@@ -72,7 +72,7 @@ const (
 // SuiteResult is how one suite that ran on a bundle ended.
 type SuiteResult struct {
 	Suite  string `json:"suite"`
-	Status string `json:"status"` // passed or failed
+	Status Status `json:"status"` // passed or failed
 	// Failure is the suite's first failure (the verdict's own Failure is the
 	// first suite's failure, in the order the suites are listed).
 	Failure *Failure `json:"failure,omitempty"`

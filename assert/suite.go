@@ -7,20 +7,40 @@ import (
 	"github.com/wireproof/wireproof/t3"
 )
 
+// Scenario is a scenario of the background-delivery suite: what a
+// verification run drives and what its checks expect. The constants are the
+// one place the names are spelled; the manifest, the run mark and the
+// verdict carry them.
+type Scenario string
+
 // Scenarios of the background-delivery suite.
 const (
-	ScenarioIdle   = "idle"
-	ScenarioActive = "active"
-	ScenarioNative = "native"
-	ScenarioNested = "nested"
+	ScenarioIdle   Scenario = "idle"   // the parent is idle when the child completes
+	ScenarioActive Scenario = "active" // the parent is in a turn (its own foreground gate)
+	ScenarioNative Scenario = "native" // the provider's own subagent, no app-owned task
+	ScenarioNested Scenario = "nested" // the child delegates to a grandchild
 )
+
+// Scenarios lists every scenario, in the order the tools run them.
+func Scenarios() []Scenario {
+	return []Scenario{ScenarioIdle, ScenarioActive, ScenarioNative, ScenarioNested}
+}
+
+// Known reports whether s is one of Scenarios.
+func (s Scenario) Known() bool {
+	switch s {
+	case ScenarioIdle, ScenarioActive, ScenarioNative, ScenarioNested:
+		return true
+	}
+	return false
+}
 
 // Suite holds what the checks of one run compare against. It is a value,
 // carried in what each check observes: the checks are pure functions of their
 // arguments, so the live engine and replay reach the same failures from the
 // same observations.
 type Suite struct {
-	Scenario string
+	Scenario Scenario
 	Secret   string // the gate's RESULT_<uuid>; a result or message carries the work if it contains it
 }
 

@@ -8,23 +8,32 @@
 // (docs/checks.md lists them).
 package assert
 
+// Status is how a verdict, a suite or the restart ended.
+type Status string
+
 // Verdict statuses.
 const (
-	StatusPassed = "passed"
-	StatusFailed = "failed"
+	StatusPassed Status = "passed"
+	StatusFailed Status = "failed"
 	// StatusSkipped: no check applies. The bundle records no verification
 	// run (no run mark and no scenario in its manifest), as a plain
 	// `wireproof record` session does.
-	StatusSkipped = "skipped"
+	StatusSkipped Status = "skipped"
+
+	// Statuses of a run that has no verdict to give one: a bundle that
+	// could not be read (replay, index, view) and a run SIGINT or SIGTERM
+	// cut short (verify's results.json).
+	StatusUnreadable  Status = "unreadable"
+	StatusInterrupted Status = "interrupted"
 )
 
 // Verdict is the outcome of one run, computed live and again by replay from the
 // same events; the two must be equal. It holds no wall-clock time and nothing
 // that depends on goroutine timing, so it serializes to the same bytes every time.
 type Verdict struct {
-	Status   string `json:"status"` // passed, failed or skipped
-	Scenario string `json:"scenario"`
-	ThreadID string `json:"threadId,omitempty"`
+	Status   Status   `json:"status"` // passed, failed or skipped
+	Scenario Scenario `json:"scenario"`
+	ThreadID string   `json:"threadId,omitempty"`
 	// Failure is the first check that failed; nil when Status is passed.
 	Failure *Failure `json:"failure,omitempty"`
 	// RunCount and AcknowledgementIDs are what the final checks saw, kept so the
@@ -32,7 +41,7 @@ type Verdict struct {
 	RunCount           int      `json:"runCount,omitempty"`
 	AcknowledgementIDs []string `json:"acknowledgementIds,omitempty"`
 	// Restart is passed, failed or skipped (not reached).
-	Restart string `json:"restart,omitempty"`
+	Restart Status `json:"restart,omitempty"`
 	// Milestones are the driver facts the live verifier reports with a failure.
 	Milestones *Milestones `json:"milestones,omitempty"`
 	// Suites are the suites that ran, in order (background-delivery on

@@ -153,7 +153,7 @@ func TestPlainRecordingJudged(t *testing.T) {
 	for _, tc := range []struct {
 		name, scenario string
 		extra          []bundle.Event
-		want           string
+		want           assert.Status
 		suites         []string
 	}{
 		{"plain", "", nil, assert.StatusPassed, []string{assert.SuiteConformance}},

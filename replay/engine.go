@@ -11,25 +11,26 @@ import (
 	"github.com/wireproof/wireproof/t3"
 )
 
-// Engine phases reported in Status.Phase. PhaseRunning ("running") is shared
-// with the driver's phase marks.
+// Engine phases reported in Status.Phase, after the driver's (marks.go):
+// PhaseRunning is both. PhasePassed, PhaseFailed and PhaseSkipped are the
+// verdict's statuses.
 const (
 	// PhaseNestedRead: the nested main checks passed; the driver must read the
 	// child thread (Status.ChildThreadID) with getThreadProjection. The first
 	// child observation after this is the nested read.
-	PhaseNestedRead = "nested-read"
+	PhaseNestedRead Phase = "nested-read"
 	// PhaseRestart: the main checks passed; the driver must restart the server
 	// and read the thread over HTTP.
-	PhaseRestart = "restart"
-	PhasePassed  = "passed"
-	PhaseFailed  = "failed"
+	PhaseRestart Phase = "restart"
+	PhasePassed        = Phase(assert.StatusPassed)
+	PhaseFailed        = Phase(assert.StatusFailed)
 	// PhaseSkipped: the stream ended and held no verification run to check.
-	PhaseSkipped = "skipped"
+	PhaseSkipped = Phase(assert.StatusSkipped)
 )
 
 // Status is the engine's progress, which the live driver acts on.
 type Status struct {
-	Phase         string
+	Phase         Phase
 	ChildThreadID string // set in PhaseNestedRead
 	Failure       *assert.Failure
 	Milestones    assert.Milestones
@@ -102,7 +103,7 @@ type Engine struct {
 	lastSeq uint64 // last event that mattered to the checks
 	lastT   int64
 
-	scenario       string // from MarkRun, else the header's manifest
+	scenario       assert.Scenario // from MarkRun, else the header's manifest
 	info           *RunInfo
 	suite          assert.Suite
 	parentThread   string
@@ -117,7 +118,7 @@ type Engine struct {
 	serverConn      string
 	serverSignalled bool
 
-	phase          string
+	phase          Phase
 	ms             assert.Milestones
 	watchedChild   string          // the nested child whose progress drives nestedChildFinished
 	nestedChild    string          // the child the nested read is for
@@ -129,7 +130,7 @@ type Engine struct {
 	failure        *assert.Failure // set when decided failed
 	serverReady    bool            // the server process running now printed its ready line
 	pendingCut     *assert.Failure // a call cut off by a dropped socket, judged later (see callEnded)
-	pendingPhase   string          // the phase before pendingCut was judged
+	pendingPhase   Phase           // the phase before pendingCut was judged
 	runCount       int
 	ackIDs         []string
 
@@ -236,7 +237,9 @@ func (e *Engine) wire(ev *bundle.Event) {
 	case bundle.KindMark:
 		if ev.Name == MarkPhase {
 			var b PhaseMark
-			if DecodeMark(ev, &b) == nil && b.Phase == PhaseDone {
+			if err := DecodeMark(ev, &b); err != nil {
+				e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
+			} else if b.Phase == PhaseDone {
 				e.conf.done = true
 			}
 		}
@@ -272,7 +275,7 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 		var h bundle.Header
 		if json.Unmarshal(ev.Body.Data, &h) == nil {
 			if e.scenario == "" {
-				e.scenario = h.Manifest.Scenario
+				e.scenario = assert.Scenario(h.Manifest.Scenario)
 			}
 			e.conf.manifest(h.Manifest)
 		}
@@ -379,7 +382,7 @@ func (e *Engine) scenarioVerdict() assert.Verdict {
 	v.Failure = &f
 	ms := e.ms
 	v.Milestones = &ms
-	v.Restart = "skipped"
+	v.Restart = assert.StatusSkipped
 	if e.reachedRestart {
 		v.Restart = assert.StatusFailed
 	}
@@ -476,6 +479,10 @@ func (e *Engine) mark(ev *bundle.Event) {
 			e.ms.NestedChildFinished = true // as the reference initialises it
 		}
 	case MarkRestart:
+		var b RestartMark
+		if len(ev.Body.Data) > 0 { // the engine reads nothing of it; synthetic bundles have none
+			e.decodeMark(ev, &b)
+		}
 		if e.phase == PhaseRestart && e.restartStage == restartWaitMark {
 			e.restartStage = restartWaitReady
 		}
@@ -485,7 +492,9 @@ func (e *Engine) mark(ev *bundle.Event) {
 		e.runEnd(assert.RunEnd{Deadline: &assert.Cut{TimeoutSeconds: b.TimeoutSeconds, When: e.when(b.While)}}, ev.Seq, ev.T)
 	case MarkInterrupted:
 		var b InterruptedMark
-		_ = json.Unmarshal(ev.Body.Data, &b) // older drivers wrote no body: nothing to complain about
+		if len(ev.Body.Data) > 0 { // older drivers wrote no body: nothing to complain about
+			e.decodeMark(ev, &b)
+		}
 		e.runEnd(assert.RunEnd{Interrupted: &assert.Cut{When: e.when(b.While)}}, ev.Seq, ev.T)
 	case MarkDriverError:
 		if e.decidePendingCut() {
@@ -522,7 +531,7 @@ func (e *Engine) when(while string) string {
 	if while != "" {
 		return "while " + while
 	}
-	return "in phase " + e.phase
+	return "in phase " + string(e.phase)
 }
 
 // gate handles gate requests and releases.
@@ -575,7 +584,7 @@ func (e *Engine) proc(ev *bundle.Event) {
 			if ev.Err != "" {
 				how += " (" + ev.Err + ")"
 			}
-			when := "in phase " + e.phase
+			when := "in phase " + string(e.phase)
 			if !e.serverReady {
 				when = "before it became ready"
 			}

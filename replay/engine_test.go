@@ -26,7 +26,7 @@ func feedAll(t testing.TB, e *replay.Engine, evs []bundle.Event) {
 
 // TestScenariosPass: every scenario passes, in every framing and id type.
 func TestScenariosPass(t *testing.T) {
-	for _, sc := range []string{"idle", "active", "native", "nested"} {
+	for _, sc := range assert.Scenarios() {
 		for _, o := range []synth.Options{{}, {NDJSON: true}, {StringIDs: true}, {Polls: 3}} {
 			o.Scenario = sc
 			t.Run(fmt.Sprintf("%s/ndjson=%v/strings=%v/polls=%d", sc, o.NDJSON, o.StringIDs, o.Polls), func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestMutations(t *testing.T) {
 	for _, f := range synth.Faults() {
 		for _, sc := range f.Scenarios {
 			covered[f.Check] = true
-			t.Run(f.Name+"/"+sc, func(t *testing.T) {
+			t.Run(f.Name+"/"+string(sc), func(t *testing.T) {
 				s := synth.MustBuild(synth.Options{Scenario: sc, Fault: f.Name})
 				e := replay.NewEngine(nil)
 				feedAll(t, e, s.Events)
@@ -141,7 +141,7 @@ func TestTruncatedReportsLastSeen(t *testing.T) {
 func TestStatusPhases(t *testing.T) {
 	s := synth.MustBuild(synth.Options{Scenario: "nested"})
 	e := replay.NewEngine(nil)
-	var phases []string
+	var phases []replay.Phase
 	var child string
 	for i := range s.Events {
 		feedAll(t, e, s.Events[i:i+1])
@@ -153,7 +153,7 @@ func TestStatusPhases(t *testing.T) {
 			child = st.ChildThreadID
 		}
 	}
-	if diff := cmp.Diff([]string{"running", "nested-read", "restart", "passed"}, phases); diff != "" {
+	if diff := cmp.Diff([]replay.Phase{replay.PhaseRunning, replay.PhaseNestedRead, replay.PhaseRestart, replay.PhasePassed}, phases); diff != "" {
 		t.Errorf("phases (-want +got):\n%s", diff)
 	}
 	if child != synth.ChildThreadID {
@@ -201,7 +201,7 @@ func TestLive(t *testing.T) {
 // TestReplayFileReproduces writes recorded runs to bundles and replays them.
 func TestReplayFileReproduces(t *testing.T) {
 	for _, o := range []synth.Options{{Scenario: "nested"}, {Scenario: "idle", Fault: "wrong-result"}} {
-		t.Run(o.Scenario+o.Fault, func(t *testing.T) {
+		t.Run(string(o.Scenario)+o.Fault, func(t *testing.T) {
 			evs, err := synth.Recorded(synth.MustBuild(o))
 			if err != nil {
 				t.Fatal(err)

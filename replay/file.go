@@ -185,7 +185,7 @@ func (s *Session) Result(truncated bool, reason string) *Result {
 	res.Truncated, res.TruncatedReason = truncated, reason
 	res.Verdict = e.Verdict()
 	if res.Verdict.Scenario != "" {
-		res.Scenario = res.Verdict.Scenario
+		res.Scenario = string(res.Verdict.Scenario)
 	}
 	res.Events = e.Events()
 	res.DecodeErrors, res.DecodeErrorCount = e.DecodeErrors()

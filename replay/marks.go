@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 )
 
@@ -33,26 +34,30 @@ const (
 	MarkInterrupted = "interrupted"
 )
 
-// Driver phases carried by MarkPhase.
+// Phase is where a run is: the driver's phases, which its phase marks
+// carry, and the engine's own (Status.Phase; see engine.go).
+type Phase string
+
+// Driver phases carried by MarkPhase, in the order a run goes through them.
 const (
-	PhaseStarting   = "starting"
-	PhaseSetup      = "setup"
-	PhaseRunning    = "running"
-	PhaseRestarting = "restarting"
-	PhaseDone       = "done"
+	PhaseStarting   Phase = "starting"
+	PhaseSetup      Phase = "setup"
+	PhaseRunning    Phase = "running"
+	PhaseRestarting Phase = "restarting"
+	PhaseDone       Phase = "done"
 )
 
 // RunInfo is the body of the MarkRun mark: what the checks need to know about
 // the run that is not on the wire.
 type RunInfo struct {
-	Scenario  string `json:"scenario"` // idle, active, native or nested
-	ThreadID  string `json:"threadId"`
-	ProjectID string `json:"projectId,omitempty"`
-	Secret    string `json:"secret"`  // the gate's RESULT_<uuid>
-	GateURL   string `json:"gateUrl"` // the child's gate URL; the parent's is GateURL+"/parent"
-	Provider  string `json:"provider,omitempty"`
-	Model     string `json:"model,omitempty"`
-	FailGate  bool   `json:"failGate,omitempty"`
+	Scenario  assert.Scenario `json:"scenario"`
+	ThreadID  string          `json:"threadId"`
+	ProjectID string          `json:"projectId,omitempty"`
+	Secret    string          `json:"secret"`  // the gate's RESULT_<uuid>
+	GateURL   string          `json:"gateUrl"` // the child's gate URL; the parent's is GateURL+"/parent"
+	Provider  string          `json:"provider,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	FailGate  bool            `json:"failGate,omitempty"`
 }
 
 // MarkDriverError: the driver could not go on (the RPC stream ended or failed
@@ -67,7 +72,7 @@ const MarkDriverError = "driver-error"
 type (
 	// PhaseMark is the body of MarkPhase.
 	PhaseMark struct {
-		Phase string `json:"phase"`
+		Phase Phase `json:"phase"`
 	}
 	// StepMark is the body of MarkSetupFailed and MarkDriverError: the step
 	// that failed and why.
@@ -85,7 +90,7 @@ type (
 	// InterruptedMark is the body of MarkInterrupted: where the driver was.
 	InterruptedMark struct {
 		Step  string `json:"step,omitempty"`
-		Phase string `json:"phase,omitempty"`
+		Phase Phase  `json:"phase,omitempty"`
 		While string `json:"while,omitempty"` // as in DeadlineMark
 	}
 	// RestartMark is the body of MarkRestart.
@@ -105,8 +110,10 @@ func EncodeMark(name string, body any) (*bundle.Event, error) {
 }
 
 // DecodeMark decodes the body of mark ev into v (a pointer to the mark's
-// type). Members of the wrong type and a body that is not a JSON object are
-// errors; members v does not know are ignored (newer drivers may add some).
+// type). Members of the wrong type, a body that is not a JSON object and a
+// value the type does not know (a scenario or phase that does not exist)
+// are errors; members v does not know are ignored (newer drivers may add
+// some).
 func DecodeMark(ev *bundle.Event, v any) error {
 	d := ev.Body.Data
 	if len(bytes.TrimSpace(d)) == 0 || bytes.TrimSpace(d)[0] != '{' {
@@ -115,5 +122,27 @@ func DecodeMark(ev *bundle.Event, v any) error {
 	if err := json.Unmarshal(d, v); err != nil {
 		return fmt.Errorf("%s mark: %w", ev.Name, err)
 	}
+	if c, ok := v.(interface{ check() error }); ok {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("%s mark: %w", ev.Name, err)
+		}
+	}
 	return nil
+}
+
+// check: a run mark names a known scenario, or none (the manifest's then).
+func (r *RunInfo) check() error {
+	if r.Scenario != "" && !r.Scenario.Known() {
+		return fmt.Errorf("unknown scenario %q", r.Scenario)
+	}
+	return nil
+}
+
+// check: a phase mark names one of the driver's phases.
+func (p *PhaseMark) check() error {
+	switch p.Phase {
+	case PhaseStarting, PhaseSetup, PhaseRunning, PhaseRestarting, PhaseDone:
+		return nil
+	}
+	return fmt.Errorf("unknown phase %q", p.Phase)
 }

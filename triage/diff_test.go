@@ -67,7 +67,7 @@ type diffSummary struct {
 }
 
 func summarize(r *DiffResult) diffSummary {
-	s := diffSummary{Same: r.Same, StatusA: r.A.Verdict.Status, StatusB: r.B.Verdict.Status, Transient: len(r.Transient)}
+	s := diffSummary{Same: r.Same, StatusA: string(r.A.Verdict.Status), StatusB: string(r.B.Verdict.Status), Transient: len(r.Transient)}
 	for _, f := range r.Header {
 		s.Header = append(s.Header, f.Field)
 	}

@@ -159,11 +159,11 @@ func summarizeState(st *StoryState) string {
 }
 
 func verdictLine(v assert.Verdict) string {
-	s := fmt.Sprintf("%-6s scenario %s", v.Status, orDash(v.Scenario))
+	s := fmt.Sprintf("%-6s scenario %s", v.Status, orDash(string(v.Scenario)))
 	if v.Failure != nil {
 		s += fmt.Sprintf("  %s @%d: %s", v.Failure.Check, v.Failure.Seq, v.Failure.Message)
 	}
-	return s + "  restart " + orDash(v.Restart)
+	return s + "  restart " + orDash(string(v.Restart))
 }
 
 func writeCounts(tw *tabwriter.Writer, title string, rows []CountRow) {

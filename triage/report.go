@@ -149,7 +149,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 		verdict = &tl.Replayed.Verdict
 	}
 	if verdict != nil {
-		v.Status = verdict.Status
+		v.Status = string(verdict.Status)
 		v.Failure = verdict.Failure
 		if f := verdict.Failure; f != nil {
 			v.HasFailSeq, v.FailSeq = true, f.Seq

@@ -3,6 +3,7 @@ package verify
 import (
 	"net/http"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -14,7 +15,7 @@ import (
 // is answered once the child's completion is delivered. Every other request is
 // answered 404 at once. It runs on the driver goroutine only.
 type gatePolicy struct {
-	scenario string
+	scenario assert.Scenario
 	failGate bool
 	secret   string
 	path     string
@@ -41,16 +42,16 @@ func (p *gatePolicy) arrived(req *record.HeldRequest) {
 }
 
 func (p *gatePolicy) observe(st replay.Status) {
-	if p.scenario != "active" {
+	if p.scenario != assert.ScenarioActive {
 		p.parentFinished = st.Milestones.ParentFinished
 	}
-	p.nestedChildFinished = p.scenario != "nested" || st.Milestones.NestedChildFinished
+	p.nestedChildFinished = p.scenario != assert.ScenarioNested || st.Milestones.NestedChildFinished
 	p.delivered = st.Milestones.Delivered
 	p.apply()
 }
 
 func (p *gatePolicy) apply() {
-	if !p.released && p.child != nil && p.parentFinished && (p.nestedChildFinished || p.scenario != "nested") {
+	if !p.released && p.child != nil && p.parentFinished && (p.nestedChildFinished || p.scenario != assert.ScenarioNested) {
 		p.released = true
 		if p.failGate {
 			p.child.Release(http.StatusServiceUnavailable, []byte("Injected dependency failure"))
@@ -58,7 +59,7 @@ func (p *gatePolicy) apply() {
 			p.child.Release(http.StatusOK, []byte(p.secret))
 		}
 	}
-	if p.scenario == "active" && p.delivered && p.parent != nil && !p.parentFreed {
+	if p.scenario == assert.ScenarioActive && p.delivered && p.parent != nil && !p.parentFreed {
 		p.parentFreed = true
 		p.parent.Release(http.StatusOK, []byte("Completion notification delivered. Read task_status now."))
 	}

@@ -3,12 +3,17 @@ package verify
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/replay"
 )
 
-// Scenarios in the order a suite runs them.
-var Scenarios = []string{"idle", "active", "native", "nested"}
+// Scenarios in the order a suite runs them (assert.Scenarios).
+var Scenarios = assert.Scenarios()
+
+// ScenarioAll, as Options.Scenario, runs every scenario.
+const ScenarioAll assert.Scenario = "all"
 
 // Defaults of the reference verifier.
 const (
@@ -27,9 +32,9 @@ type Options struct {
 	// appended as its arguments. Empty: the embedded fixture server (this
 	// executable's "fixture" verb).
 	ServerCmd string
-	Scenario  string        // all, idle, active, native or nested (default all)
-	Repeat    int           // repetitions of the scenario set (default 1)
-	Timeout   time.Duration // per run, default 240s
+	Scenario  assert.Scenario // ScenarioAll or one scenario (default all)
+	Repeat    int             // repetitions of the scenario set (default 1)
+	Timeout   time.Duration   // per run, default 240s
 	Provider  string
 	Model     string
 	FailGate  bool   // the gate answers 503 instead of the secret
@@ -108,10 +113,10 @@ func outputErr(path string, err error) error {
 // value.
 func (o Options) withDefaults() (Options, error) {
 	if o.Scenario == "" {
-		o.Scenario = "all"
+		o.Scenario = ScenarioAll
 	}
-	if o.Scenario != "all" && !slices.Contains(Scenarios, o.Scenario) {
-		return o, &OptionError{"--scenario", o.Scenario, "want all, idle, active, native or nested"}
+	if o.Scenario != ScenarioAll && !o.Scenario.Known() {
+		return o, &OptionError{"--scenario", string(o.Scenario), "want all, idle, active, native or nested"}
 	}
 	if o.Repeat == 0 {
 		o.Repeat = 1
@@ -148,7 +153,7 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Suite reports whether the options ask for more than one run.
-func (o Options) Suite() bool { return o.Scenario == "all" || o.Repeat > 1 }
+func (o Options) Suite() bool { return o.Scenario == ScenarioAll || o.Repeat > 1 }
 
 // Hooks let a caller follow a run as it happens (tests use them to act at a
 // given moment, for example to kill the server mid-run). They are called on the
@@ -157,7 +162,7 @@ type Hooks struct {
 	// ServerStarted is called with the pid of each server process started.
 	ServerStarted func(pid int)
 	// Phase is called when the driver enters a phase (replay.Phase*).
-	Phase func(phase string)
+	Phase func(phase replay.Phase)
 	// Secret is called with every credential of the run as it becomes known
 	// (the bootstrap token, the access token, the WebSocket ticket), all of
 	// which the bundle must hold only as [REDACTED].

@@ -60,9 +60,9 @@ func providerChannels(t *testing.T, events []bundle.Event) map[string]*providerC
 // searches the bundle for it), its stdio both ways and its exit, and the
 // provider's MCP requests to the server through the recording proxy.
 func TestProviderEvidence(t *testing.T) {
-	want := map[string]int{"idle": 2, "active": 2, "native": 1, "nested": 3}
+	want := map[assert.Scenario]int{assert.ScenarioIdle: 2, assert.ScenarioActive: 2, assert.ScenarioNative: 1, assert.ScenarioNested: 3}
 	for _, sc := range verify.Scenarios {
-		t.Run(sc, func(t *testing.T) {
+		t.Run(string(sc), func(t *testing.T) {
 			res := runOnce(t, verify.Options{Scenario: sc})
 			if res.Verdict.Status != assert.StatusPassed {
 				t.Fatalf("verdict %+v", res.Verdict)

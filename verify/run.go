@@ -26,15 +26,15 @@ var ToolVersion = "wireproof dev"
 
 // Result is the outcome of one run.
 type Result struct {
-	Scenario    string         `json:"scenario"`
-	Iteration   int            `json:"iteration"`
-	Status      string         `json:"status"` // passed or failed
-	Bundle      string         `json:"bundle"`
-	VerdictFile string         `json:"verdictFile"`
-	Verdict     assert.Verdict `json:"verdict"`
-	Interrupted bool           `json:"interrupted,omitempty"`
-	Workspace   string         `json:"workspace,omitempty"` // the kept server home and project (KeepWorkspace)
-	Events      uint64         `json:"events"`
+	Scenario    assert.Scenario `json:"scenario"`
+	Iteration   int             `json:"iteration"`
+	Status      assert.Status   `json:"status"` // passed or failed
+	Bundle      string          `json:"bundle"`
+	VerdictFile string          `json:"verdictFile"`
+	Verdict     assert.Verdict  `json:"verdict"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	Workspace   string          `json:"workspace,omitempty"` // the kept server home and project (KeepWorkspace)
+	Events      uint64          `json:"events"`
 }
 
 // Run performs one scenario run: it starts the server behind the recorder,
@@ -114,7 +114,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Tool:    ToolVersion,
 		Started: time.Now().UTC(),
 		Manifest: bundle.Manifest{
-			Scenario: opts.Scenario, Provider: opts.Provider, Model: opts.Model,
+			Scenario: string(opts.Scenario), Provider: opts.Provider, Model: opts.Model,
 			Revision: repo.Revision, Dirty: repo.Dirty,
 			Commands: [][]string{redactArgs(argv, bootstrapToken)},
 			Options: map[string]string{
@@ -209,7 +209,7 @@ func makeOutDir(dir string) (string, error) {
 }
 
 // runName names a run's files in the output directory.
-func runName(scenario string, iteration int) string {
+func runName(scenario assert.Scenario, iteration int) string {
 	return fmt.Sprintf("%s-%d", scenario, iteration)
 }
 
@@ -266,7 +266,7 @@ type run struct {
 	shimDir        string   // holds the scripted `claude`, when asked for
 
 	mu     sync.Mutex
-	phase  string
+	phase  replay.Phase
 	server *record.Process
 }
 
@@ -296,7 +296,7 @@ func (r *run) mark(name string, body any) uint64 {
 	return r.emit(ev)
 }
 
-func (r *run) setPhase(p string) {
+func (r *run) setPhase(p replay.Phase) {
 	r.mu.Lock()
 	r.phase = p
 	r.mu.Unlock()

@@ -11,18 +11,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/record"
 )
 
 // SuiteEntry is one line of results.json.
 type SuiteEntry struct {
-	Iteration int    `json:"iteration"`
-	Scenario  string `json:"scenario"`
-	Status    string `json:"status"` // passed, failed or interrupted
-	Bundle    string `json:"bundle,omitempty"`
-	Verdict   string `json:"verdict,omitempty"`
-	Check     string `json:"check,omitempty"` // the failing check, if any
-	ExitCode  int    `json:"exitCode"`
+	Iteration int             `json:"iteration"`
+	Scenario  assert.Scenario `json:"scenario"`
+	Status    assert.Status   `json:"status"` // passed, failed or interrupted
+	Bundle    string          `json:"bundle,omitempty"`
+	Verdict   string          `json:"verdict,omitempty"`
+	Check     string          `json:"check,omitempty"` // the failing check, if any
+	ExitCode  int             `json:"exitCode"`
 }
 
 // SuiteResult is the outcome of a suite.
@@ -36,7 +37,7 @@ type SuiteResult struct {
 // Failed reports whether any run of the suite failed.
 func (s *SuiteResult) Failed() bool {
 	for _, e := range s.Entries {
-		if e.Status != "passed" {
+		if e.Status != assert.StatusPassed {
 			return true
 		}
 	}
@@ -62,8 +63,8 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 		return nil, err
 	}
 	scenarios := Scenarios
-	if opts.Scenario != "all" {
-		scenarios = []string{opts.Scenario}
+	if opts.Scenario != ScenarioAll {
+		scenarios = []assert.Scenario{opts.Scenario}
 	}
 	for it := 1; it <= opts.Repeat; it++ {
 		for _, sc := range scenarios {
@@ -86,7 +87,7 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 			if err := writeResults(res); err != nil {
 				return res, err
 			}
-			if entry.Status == "interrupted" || ctx.Err() != nil {
+			if entry.Status == assert.StatusInterrupted || ctx.Err() != nil {
 				res.Interrupted = true
 				return res, nil
 			}
@@ -95,8 +96,8 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 	return res, nil
 }
 
-func runChild(ctx context.Context, exe string, opts Options, scenario string, iteration int) SuiteEntry {
-	args := []string{"verify", "--scenario", scenario, "--out", opts.OutDir,
+func runChild(ctx context.Context, exe string, opts Options, scenario assert.Scenario, iteration int) SuiteEntry {
+	args := []string{"verify", "--scenario", string(scenario), "--out", opts.OutDir,
 		"--iteration", fmt.Sprint(iteration),
 		"--timeout", fmt.Sprint(opts.Timeout.Seconds()),
 		"--provider", opts.Provider, "--model", opts.Model}
@@ -151,11 +152,11 @@ func runChild(ctx context.Context, exe string, opts Options, scenario string, it
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		entry.Status = "passed"
+		entry.Status = assert.StatusPassed
 	case errors.As(err, &exit) && exit.ExitCode() == 130, ctx.Err() != nil:
-		entry.Status, entry.ExitCode = "interrupted", 130
+		entry.Status, entry.ExitCode = assert.StatusInterrupted, 130
 	default:
-		entry.Status, entry.ExitCode = "failed", 1
+		entry.Status, entry.ExitCode = assert.StatusFailed, 1
 		if errors.As(err, &exit) {
 			entry.ExitCode = exit.ExitCode()
 		}

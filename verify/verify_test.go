@@ -195,7 +195,7 @@ func readBundle(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 
 func TestScenariosPass(t *testing.T) {
 	for _, sc := range verify.Scenarios {
-		t.Run(sc, func(t *testing.T) {
+		t.Run(string(sc), func(t *testing.T) {
 			res := runOnce(t, verify.Options{Scenario: sc})
 			v := res.Verdict
 			if v.Status != assert.StatusPassed || v.Restart != assert.StatusPassed {
@@ -283,7 +283,7 @@ func TestServerKilledMidRun(t *testing.T) {
 		Fault:    fixtures.FaultStalledParent, // the agent never finishes: the kill lands mid-run
 		Hooks: &verify.Hooks{
 			ServerStarted: func(p int) { pid = p },
-			Phase: func(phase string) {
+			Phase: func(phase replay.Phase) {
 				if phase == replay.PhaseRunning {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
@@ -378,7 +378,7 @@ func TestSuiteCommand(t *testing.T) {
 	}
 	var got []string
 	for _, e := range entries {
-		got = append(got, e.Scenario+" "+e.Status)
+		got = append(got, string(e.Scenario)+" "+string(e.Status))
 	}
 	want := []string{"idle passed", "active passed", "native passed", "nested passed"}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -65,7 +66,7 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 	follow := func(threadID string, nested bool) {
 		defer wg.Done()
 		err := r.follow(wctx, cctx, s, threadID, func(p *t3.Projection) {
-			if nested || r.opts.Scenario != "nested" || len(p.Subagents) == 0 || p.Subagents[0].ChildThreadID == "" {
+			if nested || r.opts.Scenario != assert.ScenarioNested || len(p.Subagents) == 0 || p.Subagents[0].ChildThreadID == "" {
 				return
 			}
 			select {

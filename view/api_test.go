@@ -174,10 +174,10 @@ func TestAPIBundlesAgreeWithReplay(t *testing.T) {
 
 func TestRates(t *testing.T) {
 	rows := []Row{
-		{Scenario: "idle", Status: "passed", Replay: Reproduced},
-		{Scenario: "idle", Status: "failed", Check: "single-notification", Replay: Reproduced},
-		{Scenario: "idle", Status: "failed", Check: "single-notification", Replay: Reproduced},
-		{Scenario: "idle", Status: "passed", Replay: Diverged},
+		{Scenario: "idle", Status: "passed", Replay: replay.Reproduced},
+		{Scenario: "idle", Status: "failed", Check: "single-notification", Replay: replay.Reproduced},
+		{Scenario: "idle", Status: "failed", Check: "single-notification", Replay: replay.Reproduced},
+		{Scenario: "idle", Status: "passed", Replay: replay.Diverged},
 		{Scenario: "nested", Status: "unreadable"},
 		{Scenario: "", Status: "skipped"},
 	}
@@ -200,7 +200,7 @@ func TestAPIBundle(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	f := b.Verdict.Failure
-	if f == nil || f.Check != "single-notification" || f.Seq != 138 || b.Row.Replay != Reproduced {
+	if f == nil || f.Check != "single-notification" || f.Seq != 138 || b.Row.Replay != replay.Reproduced {
 		t.Fatalf("verdict %+v, row %+v", b.Verdict, b.Row)
 	}
 	if b.Events != 151 || b.Index.LastT <= 0 || len(b.Index.WS) != 1 || len(b.Index.HTTP) != 7 {

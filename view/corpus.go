@@ -13,13 +13,6 @@ import (
 	"github.com/wireproof/wireproof/replay"
 )
 
-// Replay statuses of a corpus row, as `wireproof replay` prints them.
-const (
-	Reproduced    = "reproduced"
-	Diverged      = "diverged"
-	NoLiveVerdict = "no live verdict"
-)
-
 // Row is one bundle of the corpus page.
 type Row struct {
 	ID        string `json:"id"`
@@ -30,17 +23,17 @@ type Row struct {
 	Iteration int    `json:"iteration,omitempty"`
 	// Status is the replayed verdict's (passed, failed, skipped), or
 	// "unreadable" when the bundle could not be read.
-	Status string `json:"status"`
-	Check  string `json:"check,omitempty"`
-	Seq    uint64 `json:"seq,omitempty"` // the deciding event of a failure
-	// Replay is Reproduced, Diverged or NoLiveVerdict.
-	Replay    string `json:"replay,omitempty"`
-	Duration  int64  `json:"duration"` // ns, the last event's time
-	Events    uint64 `json:"events"`
-	Revision  string `json:"revision,omitempty"`
-	Dirty     bool   `json:"dirty,omitempty"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Error     string `json:"error,omitempty"`
+	Status assert.Status `json:"status"`
+	Check  string        `json:"check,omitempty"`
+	Seq    uint64        `json:"seq,omitempty"` // the deciding event of a failure
+	// Replay is how the replay compares with the recorded verdict.
+	Replay    replay.Reproduction `json:"replay,omitempty"`
+	Duration  int64               `json:"duration"` // ns, the last event's time
+	Events    uint64              `json:"events"`
+	Revision  string              `json:"revision,omitempty"`
+	Dirty     bool                `json:"dirty,omitempty"`
+	Truncated bool                `json:"truncated,omitempty"`
+	Error     string              `json:"error,omitempty"`
 	// SuiteStatus is what results.json says of the run, when it came from one.
 	SuiteStatus string `json:"suiteStatus,omitempty"`
 }
@@ -62,7 +55,7 @@ func summarize(ctx context.Context, src Source, id string) Row {
 	row := Row{ID: id, Name: src.Name, Path: src.Path, Iteration: src.Iteration, SuiteStatus: src.Status}
 	res, err := replay.ReplayFile(ctx, src.Path, nil)
 	if err != nil {
-		row.Status, row.Error = "unreadable", err.Error()
+		row.Status, row.Error = assert.StatusUnreadable, err.Error()
 		return row
 	}
 	fillRow(&row, res)
@@ -76,7 +69,7 @@ func fillRow(row *Row, res *replay.Result) {
 	m := res.Header.Manifest
 	row.Scenario, row.Fault, row.Revision, row.Dirty = res.Scenario, m.Options["fault"], m.Revision, m.Dirty
 	if row.Scenario == "" {
-		row.Scenario = res.Verdict.Scenario
+		row.Scenario = string(res.Verdict.Scenario)
 	}
 	if n, err := strconv.Atoi(m.Options["iteration"]); row.Iteration == 0 && err == nil {
 		row.Iteration = n
@@ -85,14 +78,7 @@ func fillRow(row *Row, res *replay.Result) {
 	if f := res.Verdict.Failure; f != nil {
 		row.Check, row.Seq = f.Check, f.Seq
 	}
-	switch {
-	case res.Recorded == nil:
-		row.Replay = NoLiveVerdict
-	case res.Reproduced:
-		row.Replay = Reproduced
-	default:
-		row.Replay = Diverged
-	}
+	row.Replay = res.Reproduction()
 }
 
 // lastTime is the time of the bundle's last event.
@@ -141,13 +127,13 @@ func rates(rows []Row) []Rate {
 			sc = "(none)"
 		}
 		runs[sc]++
-		if r.Status == assert.StatusFailed || r.Status == "unreadable" || r.Replay == Diverged {
+		if r.Status == assert.StatusFailed || r.Status == assert.StatusUnreadable || r.Replay == replay.Diverged {
 			failed[key{sc, ""}]++
 			check := r.Check
 			switch {
-			case r.Status == "unreadable":
+			case r.Status == assert.StatusUnreadable:
 				check = "(unreadable)"
-			case check == "" && r.Replay == Diverged:
+			case check == "" && r.Replay == replay.Diverged:
 				check = "(diverged)"
 			}
 			failed[key{sc, check}]++

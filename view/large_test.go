@@ -121,7 +121,7 @@ func TestLargeBundleAPI(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if len(o.ix.Events) != largeEvents || o.row.Status != res.Verdict.Status || o.row.Replay != Reproduced {
+	if len(o.ix.Events) != largeEvents || o.row.Status != res.Verdict.Status || o.row.Replay != replay.Reproduced {
 		t.Fatalf("index: %d events, row %+v", len(o.ix.Events), o.row)
 	}
 	// Memory: what stays is summaries and spans, a fraction of the payloads

@@ -90,27 +90,15 @@ type replayOutcome struct {
 	err error
 }
 
-// Outcome words of a replay line.
-const (
-	outcomeReproduced = "reproduced"
-	outcomeDiverged   = "diverged"
-	outcomeNoLive     = "no live verdict"
-)
-
-func (o replayOutcome) outcome() string {
-	switch {
-	case o.res == nil:
+func (o replayOutcome) outcome() replay.Reproduction {
+	if o.res == nil {
 		return ""
-	case o.res.Recorded == nil:
-		return outcomeNoLive
-	case o.res.Reproduced:
-		return outcomeReproduced
 	}
-	return outcomeDiverged
+	return o.res.Reproduction()
 }
 
 func (o replayOutcome) passed() bool {
-	return o.res != nil && (o.res.Verdict.Status == assert.StatusPassed || o.skipped()) && o.outcome() != outcomeDiverged
+	return o.res != nil && (o.res.Verdict.Status == assert.StatusPassed || o.skipped()) && o.outcome() != replay.Diverged
 }
 
 // skipped reports a bundle with nothing to check (a plain recording).
@@ -283,9 +271,9 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 // nothing in it depends on time or scheduling.
 type replayJSON struct {
 	Path             string               `json:"path"`
-	Status           string               `json:"status"` // passed, failed or unreadable
+	Status           assert.Status        `json:"status"` // passed, failed or unreadable
 	Scenario         string               `json:"scenario,omitempty"`
-	Outcome          string               `json:"outcome,omitempty"` // reproduced, diverged, no live verdict
+	Outcome          replay.Reproduction  `json:"outcome,omitempty"`
 	Verdict          *assert.Verdict      `json:"verdict,omitempty"`
 	Recorded         *assert.Verdict      `json:"recorded,omitempty"`
 	Diff             string               `json:"diff,omitempty"`
@@ -312,7 +300,7 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 		default:
 			failed++
 		}
-		if o.outcome() == outcomeDiverged {
+		if o.outcome() == replay.Diverged {
 			diverged++
 		}
 		if opts.JSON {
@@ -366,12 +354,12 @@ func (o replayOutcome) textLine() string {
 	if f := v.Failure; f != nil {
 		parts = append(parts, fmt.Sprintf("%s @%d: %s", f.Check, f.Seq, f.Message))
 	}
-	parts = append(parts, o.outcome())
+	parts = append(parts, string(o.outcome()))
 	line := strings.Join(parts, "  ")
 	if o.res.Truncated {
 		line += "  (truncated)"
 	}
-	if o.outcome() == outcomeDiverged {
+	if o.outcome() == replay.Diverged {
 		line += "\n" + indent(o.res.Diff, "      ")
 	}
 	return line
@@ -380,7 +368,7 @@ func (o replayOutcome) textLine() string {
 func (o replayOutcome) jsonLine() replayJSON {
 	j := replayJSON{Path: filepath.ToSlash(o.ref.Path)}
 	if o.err != nil {
-		j.Status, j.Error = "unreadable", o.err.Error()
+		j.Status, j.Error = assert.StatusUnreadable, o.err.Error()
 		return j
 	}
 	v := o.res.Verdict
@@ -437,14 +425,14 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 		switch {
 		case o.err != nil:
 			s.Errors++
-			c.Error = &junitFailure{Message: "unreadable bundle", Type: "unreadable", Text: o.err.Error()}
+			c.Error = &junitFailure{Message: "unreadable bundle", Type: string(assert.StatusUnreadable), Text: o.err.Error()}
 		case o.skipped() && o.passed():
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: "no verification run to check (a plain recording)"}
 		case !o.passed():
 			s.Failures++
 			c.Classname += "." + o.res.Scenario
-			f := &junitFailure{Type: o.outcome()}
+			f := &junitFailure{Type: string(o.outcome())}
 			if vf := o.res.Verdict.Failure; vf != nil {
 				f.Message = vf.Message
 				f.Type = vf.Check
@@ -453,7 +441,7 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 					f.Text += "diff (-want +got):\n" + vf.Diff
 				}
 			}
-			if o.outcome() == outcomeDiverged {
+			if o.outcome() == replay.Diverged {
 				if f.Message == "" {
 					f.Message = "replayed verdict diverged from the live verdict"
 				}

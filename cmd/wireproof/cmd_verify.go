@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/internal/spool"
 	"github.com/wireproof/wireproof/verify"
@@ -77,7 +78,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 func init() {
 	f := cmdVerify.Flags()
 	f.StringVar(&verifyOpts.serverCmd, "server-cmd", "", "the server's command line (default: the embedded fixture server)")
-	f.StringVar(&verifyOpts.scenario, "scenario", "all", "all, idle, active, native or nested")
+	f.StringVar(&verifyOpts.scenario, "scenario", string(verify.ScenarioAll), "all, idle, active, native or nested")
 	f.IntVar(&verifyOpts.repeat, "repeat", 1, "run the scenarios this many times")
 	f.Float64Var(&verifyOpts.timeout, "timeout", verify.DefaultTimeout.Seconds(), "seconds a run may take")
 	f.StringVar(&verifyOpts.provider, "provider", verify.DefaultProvider, "provider instance id")
@@ -123,7 +124,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	defer out.release()
 	opts := verify.Options{
 		ServerCmd: o.serverCmd,
-		Scenario:  o.scenario,
+		Scenario:  assert.Scenario(o.scenario),
 		Repeat:    o.repeat,
 		Timeout:   time.Duration(o.timeout * float64(time.Second)),
 		Provider:  o.provider,
@@ -152,10 +153,10 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		upErr := out.finish(ctx, res.Interrupted, stdout)
 		passed := 0
 		for _, e := range res.Entries {
-			if e.Status == "passed" {
+			if e.Status == assert.StatusPassed {
 				passed++
 			}
-			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(e.Status), e.Scenario, e.Iteration, out.shown(e.Bundle))
+			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(string(e.Status)), e.Scenario, e.Iteration, out.shown(e.Bundle))
 			if e.Check != "" {
 				line += "  " + e.Check
 			}
@@ -179,7 +180,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	}
 	upErr := out.finish(ctx, res.Interrupted, stdout)
 	v := res.Verdict
-	if v.Status == "passed" {
+	if v.Status == assert.StatusPassed {
 		fmt.Fprintf(stdout, "PASS %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
 	} else {
 		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
@@ -197,7 +198,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return upErr
 	case res.Interrupted:
 		return interruptedError{ctx.Err()}
-	case v.Status != "passed":
+	case v.Status != assert.StatusPassed:
 		return checkFailedError{"verification failed"}
 	}
 	return nil

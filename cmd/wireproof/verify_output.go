@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/internal/spool"
 	"github.com/wireproof/wireproof/verify"
@@ -52,11 +53,11 @@ func (out *verifyOutput) checkFree(ctx context.Context, o verifyOptions) error {
 		have[strings.TrimPrefix(obj.Key, out.remote.dest.Dir())] = true
 	}
 	scenarios := verify.Scenarios
-	if o.scenario != "all" {
-		scenarios = []string{o.scenario}
+	if sc := assert.Scenario(o.scenario); sc != verify.ScenarioAll {
+		scenarios = []assert.Scenario{sc}
 	}
 	first, last := 1, o.repeat
-	if o.scenario != "all" && o.repeat == 1 {
+	if assert.Scenario(o.scenario) != verify.ScenarioAll && o.repeat == 1 {
 		first, last = o.iteration, o.iteration
 	}
 	for it := first; it <= last; it++ {

@@ -20,9 +20,9 @@ import (
 const (
 	// StatusIncomplete: the bundle holds no verdict (the run was killed or
 	// the recording is not a verification run).
-	StatusIncomplete = "incomplete"
+	StatusIncomplete assert.Status = "incomplete"
 	// StatusUnreadable: the bundle could not be read.
-	StatusUnreadable = "unreadable"
+	StatusUnreadable = assert.StatusUnreadable
 )
 
 // Entry is one line of the index. Field names are stable: queries use them.
@@ -39,7 +39,7 @@ type Entry struct {
 	Options   map[string]string `json:"options,omitempty"`
 	// Status is the recorded verdict's status (passed, failed, skipped),
 	// or incomplete or unreadable.
-	Status string `json:"status"`
+	Status assert.Status `json:"status"`
 	// Check, Seq and Message are the first failing check, the event that
 	// decided it and its message.
 	Check   string `json:"check"`
@@ -113,7 +113,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 	if verdict != nil {
 		e.Status = verdict.Status
 		if verdict.Scenario != "" {
-			e.Scenario = verdict.Scenario
+			e.Scenario = string(verdict.Scenario)
 		}
 		if f := verdict.Failure; f != nil {
 			e.Check, e.Seq, e.Message = f.Check, f.Seq, f.Message

@@ -44,7 +44,7 @@ func TestSummarize(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			e := summarize(t, filepath.Join(golden, tt.file))
-			got := row{e.Scenario, e.Status, e.Check, e.Truncated, strings.HasPrefix(e.Digest, "sha256:")}
+			got := row{e.Scenario, string(e.Status), e.Check, e.Truncated, strings.HasPrefix(e.Digest, "sha256:")}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

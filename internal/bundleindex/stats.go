@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/wireproof/wireproof/assert"
 )
 
 // ScenarioStats are one scenario's runs across repeats (and revisions).
@@ -44,9 +46,9 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 			byScenario[e.Scenario] = s
 		}
 		switch e.Status {
-		case "passed":
+		case assert.StatusPassed:
 			s.Passed++
-		case "failed":
+		case assert.StatusFailed:
 			s.Failed++
 			checks[[2]string{e.Scenario, e.Check}]++
 		case StatusIncomplete:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/bundleindex"
 	"github.com/wireproof/wireproof/internal/objstore"
 )
@@ -105,7 +106,7 @@ func Meta(ctx context.Context, bundlePath string) (map[string]string, error) {
 	}
 	m := map[string]string{}
 	for k, v := range map[string]string{
-		"scenario": e.Scenario, "status": e.Status, "check": e.Check, "revision": e.Revision,
+		"scenario": e.Scenario, "status": string(e.Status), "check": e.Check, "revision": e.Revision,
 		"provider": e.Provider, "model": e.Model,
 	} {
 		if v != "" {
@@ -150,7 +151,7 @@ func Prune(ctx context.Context, dir string, keep Keep) ([]string, error) {
 		if err != nil {
 			return removed, err
 		}
-		if e.Status != "passed" {
+		if e.Status != assert.StatusPassed {
 			continue
 		}
 		name := strings.TrimSuffix(b, objstore.BundleExt)

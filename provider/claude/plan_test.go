@@ -49,8 +49,8 @@ func TestParsePrompt(t *testing.T) {
 // live verifier's prompts, each recognised as its scenario.
 func TestPromptGoldens(t *testing.T) {
 	for _, scenario := range verify.Scenarios {
-		t.Run(scenario, func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join("testdata", "prompts", scenario+".txt"))
+		t.Run(string(scenario), func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", "prompts", string(scenario)+".txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestPromptGoldens(t *testing.T) {
 			if diff := cmp.Diff(string(want), got); diff != "" {
 				t.Errorf("prompt (-want +got):\n%s", diff)
 			}
-			if p := claude.ParsePrompt(string(want)); p.Scenario != scenario {
+			if p := claude.ParsePrompt(string(want)); p.Scenario != string(scenario) {
 				t.Errorf("golden prompt parses as %q", p.Scenario)
 			}
 		})

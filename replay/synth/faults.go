@@ -20,13 +20,13 @@ type Fault struct {
 	Name      string
 	Check     string
 	At        string
-	Scenarios []string // the scenarios it applies to; empty means all
+	Scenarios []assert.Scenario // the scenarios it applies to; empty means all
 
 	stopAt string         // the run ends after this point, with inject's events
 	inject func(*builder) // events added at stopAt
 }
 
-var all = []string{"idle", "active", "native", "nested"}
+var all = assert.Scenarios()
 
 // faults by name. Two checks have no fault, because no event stream can fail
 // them through the engine: no-failed-run and child-result-kept run on the
@@ -39,19 +39,19 @@ var faults = map[string]Fault{
 	"early-child":           {Check: assert.CheckNoEarlyTerminalChild, At: LabelDelegated},
 	"wrong-result":          {Check: assert.CheckTerminalChildSecret, At: LabelCompleted},
 	"no-release":            {Check: assert.CheckGateUsed, At: LabelFinal},
-	"wrong-path":            {Check: assert.CheckDelegationPath, At: LabelFinal, Scenarios: []string{"idle", "active", "nested"}},
+	"wrong-path":            {Check: assert.CheckDelegationPath, At: LabelFinal, Scenarios: []assert.Scenario{assert.ScenarioIdle, assert.ScenarioActive, assert.ScenarioNested}},
 	"no-notification":       {Check: assert.CheckTypedNotification, At: LabelFinal},
 	"user-message-delivery": {Check: assert.CheckSingleUserMessage, At: LabelFinal},
 	"double-notification":   {Check: assert.CheckSingleNotification, At: LabelFinal},
-	"child-cancelled":       {Check: assert.CheckChildCompleted, At: LabelFinal, Scenarios: []string{"idle", "active", "nested"}},
-	"unacknowledged":        {Check: assert.CheckDeliveryAcknowledged, At: LabelFinal, Scenarios: []string{"idle", "active", "nested"}},
-	"no-owner":              {Check: assert.CheckNestedOwner, At: LabelFinal, Scenarios: []string{"nested"}},
-	"no-grandchild":         {Check: assert.CheckNestedGrandchild, At: LabelNestedRead, Scenarios: []string{"nested"}},
-	"lost-nested-result":    {Check: assert.CheckNestedResult, At: LabelNestedRead, Scenarios: []string{"nested"}},
+	"child-cancelled":       {Check: assert.CheckChildCompleted, At: LabelFinal, Scenarios: []assert.Scenario{assert.ScenarioIdle, assert.ScenarioActive, assert.ScenarioNested}},
+	"unacknowledged":        {Check: assert.CheckDeliveryAcknowledged, At: LabelFinal, Scenarios: []assert.Scenario{assert.ScenarioIdle, assert.ScenarioActive, assert.ScenarioNested}},
+	"no-owner":              {Check: assert.CheckNestedOwner, At: LabelFinal, Scenarios: []assert.Scenario{assert.ScenarioNested}},
+	"no-grandchild":         {Check: assert.CheckNestedGrandchild, At: LabelNestedRead, Scenarios: []assert.Scenario{assert.ScenarioNested}},
+	"lost-nested-result":    {Check: assert.CheckNestedResult, At: LabelNestedRead, Scenarios: []assert.Scenario{assert.ScenarioNested}},
 	"stale-background":      {Check: assert.CheckNoStaleBackground, At: LabelClosing},
-	"extra-run":             {Check: assert.CheckActiveSingleRun, At: LabelClosing, Scenarios: []string{"active"}},
-	"no-parent-gate":        {Check: assert.CheckActiveParentGate, At: LabelClosing, Scenarios: []string{"active"}},
-	"no-continuation":       {Check: assert.CheckContinuationRun, At: LabelClosing, Scenarios: []string{"idle", "native", "nested"}},
+	"extra-run":             {Check: assert.CheckActiveSingleRun, At: LabelClosing, Scenarios: []assert.Scenario{assert.ScenarioActive}},
+	"no-parent-gate":        {Check: assert.CheckActiveParentGate, At: LabelClosing, Scenarios: []assert.Scenario{assert.ScenarioActive}},
+	"no-continuation":       {Check: assert.CheckContinuationRun, At: LabelClosing, Scenarios: []assert.Scenario{assert.ScenarioIdle, assert.ScenarioNative, assert.ScenarioNested}},
 	"restart-unreadable":    {Check: assert.CheckRestartRead, At: LabelRestartRead},
 	"restart-lost-ack":      {Check: assert.CheckRestartAcknowledgement, At: LabelRestartRead},
 	"restart-unfinished":    {Check: assert.CheckRestartRunsCompleted, At: LabelRestartRead},

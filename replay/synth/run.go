@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -44,7 +45,7 @@ func str(s string) *string { return &s }
 
 func (b *builder) newProjection(thread string) *projection {
 	p := &projection{
-		Thread:      mustJSON(map[string]any{"id": thread, "title": "Background verification: " + b.o.Scenario, "runtimeMode": "full-access"}),
+		Thread:      mustJSON(map[string]any{"id": thread, "title": "Background verification: " + string(b.o.Scenario), "runtimeMode": "full-access"}),
 		Runs:        []t3.Run{{ID: "run-1", Ordinal: 1, Status: t3.RunRunning}},
 		Subagents:   []t3.Subagent{},
 		Messages:    []t3.Message{{ID: "msg-user-1", RunID: "run-1", Role: t3.RoleUser, Text: "This is a live background-delivery verification."}},
@@ -91,7 +92,7 @@ func (b *builder) run() {
 
 	p := b.newProjection(ThreadID)
 	launch := b.request(t3.MethodLaunchThread, map[string]any{"commandId": "cmd-1", "threadId": ThreadID, "projectId": "project-0001",
-		"title": "Background verification: " + b.o.Scenario, "modelSelection": map[string]string{"instanceId": "fixture", "model": "scripted"},
+		"title": "Background verification: " + string(b.o.Scenario), "modelSelection": map[string]string{"instanceId": "fixture", "model": "scripted"},
 		"runtimeMode": "full-access", "interactionMode": "default", "workspaceStrategy": map[string]string{"type": "root"},
 		"initialMessage": map[string]any{"text": "This is a live background-delivery verification.", "attachments": []any{}}})
 	b.label(LabelLaunchExit, b.exit(launch, map[string]any{"threadId": ThreadID, "projection": p, "resumed": false}))
@@ -106,7 +107,7 @@ func (b *builder) run() {
 
 	// The parent delegates.
 	switch b.o.Scenario {
-	case "native":
+	case assert.ScenarioNative:
 		p.Subagents = []t3.Subagent{{ID: "task-1", Origin: t3.OriginProviderNative, Status: t3.SubagentRunning}}
 		p.ProviderThreads = []providerThread{{ID: "pt-1", ProviderSessionID: "ps-1", PendingBackgroundTasks: []json.RawMessage{json.RawMessage(`{"id":"bg-1","command":"curl"}`)}}}
 	default:
@@ -130,7 +131,7 @@ func (b *builder) run() {
 	}
 	var child t3.RequestID
 	childP := b.newProjection(ChildThreadID)
-	if b.o.Scenario == "nested" {
+	if b.o.Scenario == assert.ScenarioNested {
 		child = b.request(t3.MethodSubscribe, map[string]string{"threadId": ChildThreadID})
 		b.chunk(child, map[string]any{"kind": "snapshot", "snapshotSequence": 1, "projection": childP})
 	}
@@ -138,7 +139,7 @@ func (b *builder) run() {
 	for i := 0; i < b.o.Polls; i++ {
 		obs("", "turn-item.updated")
 	}
-	if b.o.Scenario == "active" {
+	if b.o.Scenario == assert.ScenarioActive {
 		if !b.is("no-parent-gate") {
 			b.label(LabelParentGate, b.gate(bundle.KindGateRequest, GatePath+"/parent", 0, ""))
 		}
@@ -149,7 +150,7 @@ func (b *builder) run() {
 		p.TurnItems = append(p.TurnItems, t3.TurnItem{ID: "item-3", Type: t3.ItemAssistantMessage, RunID: "run-1", Text: "PARENT_RELEASED"})
 		obs("", "run.updated")
 	}
-	if b.o.Scenario == "nested" {
+	if b.o.Scenario == assert.ScenarioNested {
 		childP.Runs[0].Status = t3.RunCompleted
 		childP.Subagents = []t3.Subagent{{ID: "task-g1", Origin: t3.OriginAppOwned, ChildThreadID: "thread-grandchild-0001", Status: t3.SubagentRunning}}
 		b.read(child, ChildThreadID, childP.clone(), "subagent.updated")
@@ -160,7 +161,7 @@ func (b *builder) run() {
 	if b.stopped("released") {
 		return
 	}
-	if b.o.Scenario == "nested" {
+	if b.o.Scenario == assert.ScenarioNested {
 		childP.Subagents[0].Status, childP.Subagents[0].Result = t3.SubagentCompleted, str(Secret)
 		childP.Subagents[0].CompletionDelivery = &t3.CompletionDelivery{State: t3.DeliveryAcknowledged, ObservedByRunID: "run-2"}
 		childP.Runs = append(childP.Runs, t3.Run{ID: "run-2", Ordinal: 2, Status: t3.RunCompleted})
@@ -189,7 +190,7 @@ func (b *builder) run() {
 
 	// Delivery: a continuation run (or, in active, the same run) gets the notification.
 	run := &p.Runs[0]
-	if b.o.Scenario != "active" && !b.is("no-continuation") {
+	if b.o.Scenario != assert.ScenarioActive && !b.is("no-continuation") {
 		p.Runs = append(p.Runs, t3.Run{ID: "run-2", Ordinal: 2, Status: t3.RunRunning})
 		run = &p.Runs[1]
 	}
@@ -211,7 +212,7 @@ func (b *builder) run() {
 		p.ProviderThreads[0].PendingBackgroundTasks = []json.RawMessage{json.RawMessage(`{"id":"bg-stale","command":"sleep 600"}`)}
 	}
 	obs(LabelDelivered, "turn-item.updated")
-	if b.o.Scenario == "active" {
+	if b.o.Scenario == assert.ScenarioActive {
 		b.gate(bundle.KindGateRelease, GatePath+"/parent", 200, "Completion notification delivered. Read task_status now.")
 	}
 
@@ -232,7 +233,7 @@ func (b *builder) run() {
 	obs(LabelFinal, "run.updated")
 	b.label(LabelClosing, b.s.At[LabelFinal])
 
-	if b.o.Scenario == "nested" {
+	if b.o.Scenario == assert.ScenarioNested {
 		if b.is("no-grandchild") {
 			childP.Subagents = []t3.Subagent{}
 		}
@@ -280,6 +281,6 @@ func (b *builder) endStream(id t3.RequestID) {
 }
 
 // Header is the bundle header of a synthetic run.
-func Header(scenario string) bundle.Header {
-	return bundle.Header{Format: bundle.FormatVersion, Tool: "wireproof synth", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Manifest: bundle.Manifest{Scenario: scenario, Provider: "fixture", Model: "scripted"}}
+func Header(scenario assert.Scenario) bundle.Header {
+	return bundle.Header{Format: bundle.FormatVersion, Tool: "wireproof synth", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Manifest: bundle.Manifest{Scenario: string(scenario), Provider: "fixture", Model: "scripted"}}
 }

@@ -8,9 +8,10 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -19,7 +20,7 @@ import (
 // Options say what run to build. The zero value of each field is a sensible
 // default; Scenario is required.
 type Options struct {
-	Scenario string // idle, active, native or nested
+	Scenario assert.Scenario
 	Fault    string // one of Faults, or "" for a passing run
 	// StringIDs sends request ids as decimal strings (older Effect) instead of numbers.
 	StringIDs bool
@@ -100,8 +101,8 @@ func mustJSON(v any) []byte {
 
 // Build returns the events of one run.
 func Build(o Options) (Script, error) {
-	switch o.Scenario {
-	case "idle", "active", "native", "nested":
+	switch {
+	case o.Scenario.Known():
 	default:
 		return Script{}, fmt.Errorf("synth: unknown scenario %q (want idle, active, native or nested)", o.Scenario)
 	}
@@ -110,7 +111,7 @@ func Build(o Options) (Script, error) {
 		if !ok {
 			return Script{}, fmt.Errorf("synth: unknown fault %q", o.Fault)
 		}
-		if len(f.Scenarios) > 0 && !strings.Contains(" "+strings.Join(f.Scenarios, " ")+" ", " "+o.Scenario+" ") {
+		if len(f.Scenarios) > 0 && !slices.Contains(f.Scenarios, o.Scenario) {
 			return Script{}, fmt.Errorf("synth: fault %q does not apply to scenario %s", o.Fault, o.Scenario)
 		}
 	}
@@ -224,6 +225,6 @@ func (b *builder) server(kind bundle.Kind, ev bundle.Event) uint64 {
 }
 
 // info is the run mark's body.
-func info(scenario string) replay.RunInfo {
+func info(scenario assert.Scenario) replay.RunInfo {
 	return replay.RunInfo{Scenario: scenario, ThreadID: ThreadID, ProjectID: "project-0001", Secret: Secret, GateURL: GateURL, Provider: "fixture", Model: "scripted"}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -17,13 +18,14 @@ import (
 func main() {
 	var o synth.Options
 	out := flag.String("o", "", "bundle to write (must not exist)")
-	flag.StringVar(&o.Scenario, "scenario", "idle", "idle, active, native or nested")
+	scenario := flag.String("scenario", string(assert.ScenarioIdle), "idle, active, native or nested")
 	flag.StringVar(&o.Fault, "fault", "", "a fault to inject (empty: a passing run)")
 	flag.IntVar(&o.Polls, "polls", 0, "extra observations in the middle of the run")
 	flag.IntVar(&o.Filler, "filler", 0, "extra turn items per projection")
 	flag.IntVar(&o.FillerBytes, "filler-bytes", 0, "text bytes per extra turn item")
 	flag.BoolVar(&o.NDJSON, "ndjson", false, "ndjson framing")
 	flag.Parse()
+	o.Scenario = assert.Scenario(*scenario)
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gensynth: -o is required")
 		os.Exit(2)
