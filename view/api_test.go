@@ -28,7 +28,7 @@ const (
 
 func newTestServer(t *testing.T, args ...string) (*Server, *httptest.Server) {
 	t.Helper()
-	srcs, err := Resolve(args)
+	srcs, err := Resolve(args, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +75,16 @@ func TestResolve(t *testing.T) {
 	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(moved, "idle-2.zst"))
 	os.WriteFile(filepath.Join(moved, "results.json"), []byte(`[{"iteration":2,"scenario":"idle","status":"failed","bundle":"/gone/idle-2.zst","check":"x"},{"iteration":3,"scenario":"idle","status":"interrupted"}]`), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{`), 0o644)
+	// A suite with a bundle its results.json does not name: listed all the
+	// same (replay and index read it), without a suite status.
+	extra := filepath.Join(dir, "extra")
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(extra, "idle-1.zst"))
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(extra, "later.zst"))
+	os.WriteFile(filepath.Join(extra, "results.json"), []byte(`[{"iteration":1,"scenario":"idle","status":"passed","bundle":"idle-1.zst"}]`), 0o644)
+	// A results.json that cannot be read: the bundles are listed, a warning given.
+	corrupt := filepath.Join(dir, "corrupt")
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(corrupt, "idle-1.zst"))
+	os.WriteFile(filepath.Join(corrupt, "results.json"), []byte(`[{`), 0o644)
 
 	type row struct{ Name, Path, Status string }
 	tests := []struct {
@@ -88,13 +98,32 @@ func TestResolve(t *testing.T) {
 			{"deeper/native-1", filepath.Join(dir, "suite", "deeper", "native-1.zst"), ""},
 			{"idle-1", filepath.Join(dir, "suite", "idle-1.zst"), ""}}, ""},
 		{"results", []string{moved}, []row{{"idle-2", filepath.Join(moved, "idle-2.zst"), "failed"}}, ""},
+		{"results file", []string{filepath.Join(moved, "results.json")}, []row{{"idle-2", filepath.Join(moved, "idle-2.zst"), "failed"}}, ""},
+		{"results and more", []string{extra}, []row{
+			{"idle-1", filepath.Join(extra, "idle-1.zst"), "passed"},
+			{"later", filepath.Join(extra, "later.zst"), ""}}, ""},
+		{"results nested", []string{dir}, []row{
+			{"corrupt/idle-1", filepath.Join(corrupt, "idle-1.zst"), ""},
+			{"extra/idle-1", filepath.Join(extra, "idle-1.zst"), "passed"},
+			{"extra/later", filepath.Join(extra, "later.zst"), ""},
+			{"moved/idle-2", filepath.Join(moved, "idle-2.zst"), "failed"},
+			{"suite/deeper/native-1", filepath.Join(dir, "suite", "deeper", "native-1.zst"), ""},
+			{"suite/idle-1", filepath.Join(dir, "suite", "idle-1.zst"), ""}}, ""},
+		{"results corrupt", []string{corrupt}, []row{{"idle-1", filepath.Join(corrupt, "idle-1.zst"), ""}}, "corrupt/results.json: not a suite's results.json"},
 		{"missing", []string{filepath.Join(dir, "nope")}, nil, "no such file or directory"},
-		{"empty", []string{filepath.Join(dir, "empty")}, nil, "no bundles"},
+		{"empty", []string{filepath.Join(dir, "empty")}, nil, "no *.zst bundles under " + filepath.Join(dir, "empty")},
 		{"none", nil, nil, "no bundle"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srcs, err := Resolve(tc.args)
+			var warned []string
+			srcs, err := Resolve(tc.args, &ResolveOptions{Warn: func(err error) { warned = append(warned, err.Error()) }})
+			if tc.want != nil && tc.err != "" { // a warning, not an error
+				if len(warned) != 1 || !strings.Contains(warned[0], tc.err) {
+					t.Errorf("warnings %q, want one with %q", warned, tc.err)
+				}
+				tc.err = ""
+			}
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -500,7 +529,7 @@ func TestPagesAndAssets(t *testing.T) {
 
 // TestCacheBounded: only Options.Cache bundles stay open.
 func TestCacheBounded(t *testing.T) {
-	srcs, err := Resolve([]string{goldenLive})
+	srcs, err := Resolve([]string{goldenLive}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +547,7 @@ func TestCacheBounded(t *testing.T) {
 // TestOpenAgreesWithReplay: the one pass that opens a bundle for its page
 // reaches the verdict `wireproof replay` reaches, for every golden bundle.
 func TestOpenAgreesWithReplay(t *testing.T) {
-	srcs, err := Resolve([]string{goldenLive, goldenSyn})
+	srcs, err := Resolve([]string{goldenLive, goldenSyn}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

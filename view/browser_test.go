@@ -177,7 +177,8 @@ func (b *browser) setSelect(id, value string) {
 	}
 }
 
-// suiteDir writes a results.json that lists golden live bundles as a suite:
+// suiteDir copies golden live bundles into a suite directory with its
+// results.json:
 // the idle scenario repeated with different outcomes, so the rates mean
 // something.
 func suiteDir(t *testing.T) (string, []string) {
@@ -186,11 +187,9 @@ func suiteDir(t *testing.T) (string, []string) {
 	dir := t.TempDir()
 	var entries []suiteEntry
 	for i, n := range names {
-		abs, err := filepath.Abs(filepath.Join(goldenLive, n+".zst"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries = append(entries, suiteEntry{Iteration: i + 1, Bundle: abs})
+		bundle := filepath.Join(dir, n+".zst")
+		copyFile(t, filepath.Join(goldenLive, n+".zst"), bundle)
+		entries = append(entries, suiteEntry{Iteration: i + 1, Bundle: bundle})
 	}
 	b, _ := json.Marshal(entries)
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
@@ -201,7 +200,7 @@ func suiteDir(t *testing.T) (string, []string) {
 
 func TestBrowserCorpus(t *testing.T) {
 	dir, names := suiteDir(t)
-	srcs, err := Resolve([]string{dir})
+	srcs, err := Resolve([]string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +243,7 @@ func TestBrowserCorpus(t *testing.T) {
 // openLive opens page on a viewer of the golden live corpus.
 func openLive(t *testing.T, page string) *browser {
 	t.Helper()
-	srcs, err := Resolve([]string{goldenLive})
+	srcs, err := Resolve([]string{goldenLive}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

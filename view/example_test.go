@@ -13,7 +13,7 @@ import (
 // A script reads the same JSON API the pages use: here, the corpus rows and
 // the failing event of one bundle.
 func Example() {
-	srcs, err := view.Resolve([]string{"../fixtures/golden/live/idle.zst", "../fixtures/golden/live/idle-duplicate-notification.zst"})
+	srcs, err := view.Resolve([]string{"../fixtures/golden/live/idle.zst", "../fixtures/golden/live/idle-duplicate-notification.zst"}, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -15,7 +15,7 @@ func FuzzEventsQuery(f *testing.F) {
 	for _, q := range []string{"", "from=10&limit=5", "around=68", "kind=http&status=2xx", "status=4", "q=%FF", "limit=99999999999999999999", "outcome=failure&method=POST&conn=ws1"} {
 		f.Add(q)
 	}
-	srcs, err := Resolve([]string{filepath.Join(goldenLive, "idle.zst")})
+	srcs, err := Resolve([]string{filepath.Join(goldenLive, "idle.zst")}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func FuzzResults(f *testing.F) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		srcs, err := Resolve([]string{p})
+		srcs, err := Resolve([]string{p}, nil)
 		if err == nil && len(srcs) == 0 {
 			t.Fatal("no error and no bundles")
 		}

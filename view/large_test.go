@@ -107,7 +107,7 @@ func TestLargeBundleAPI(t *testing.T) {
 	if res.Events != largeEvents || !res.Reproduced || res.Verdict.Status != "passed" {
 		t.Fatalf("the large bundle: %d events, status %s, reproduced %v\n%s", res.Events, res.Verdict.Status, res.Reproduced, res.Diff)
 	}
-	srcs, err := Resolve([]string{path})
+	srcs, err := Resolve([]string{path}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestBrowserLargeBundle(t *testing.T) {
 		t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium; .ci/run does) or set WIREPROOF_CHROME")
 	}
 	path := largeBundle(t)
-	srcs, err := Resolve([]string{path})
+	srcs, err := Resolve([]string{path}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/objstore"
 )
 
 // Source is one bundle the viewer serves, with what a suite's results.json
@@ -31,7 +34,16 @@ type InputError struct {
 	Err error
 }
 
-func (e *InputError) Error() string { return fmt.Sprintf("%s: %v", e.Arg, e.Err) }
+func (e *InputError) Error() string {
+	var none *objstore.NoBundlesError
+	if errors.As(e.Err, &none) {
+		return e.Err.Error() // it names the directory already
+	}
+	if pe, ok := e.Err.(*fs.PathError); ok && pe.Op == "stat" {
+		return fmt.Sprintf("%s: %v", e.Arg, pe.Err) // not the path twice
+	}
+	return fmt.Sprintf("%s: %v", e.Arg, e.Err)
+}
 func (e *InputError) Unwrap() error { return e.Err }
 
 // suiteEntry is the part of a line of verify's results.json the viewer reads.
@@ -43,101 +55,88 @@ type suiteEntry struct {
 	Check     string `json:"check"`
 }
 
-// Resolve turns the command line's arguments into bundles: a bundle file is
-// itself; a results.json (or a directory holding one) is the suite's bundles
-// in its order; any other directory is every *.zst under it, in sorted
-// order. This is the one place that knows where bundles come from.
-func Resolve(args []string) ([]Source, error) {
+// ResolveOptions tune Resolve; nil means the defaults.
+type ResolveOptions struct {
+	// Warn, if set, is told of what does not stop the viewer: a results.json
+	// that cannot be read (its bundles are shown without the suite's status).
+	Warn func(error)
+}
+
+// Resolve turns the command line's arguments into bundles. Bundles are
+// listed by objstore.Location.Bundles, the listing `wireproof replay` and
+// `wireproof index` use, so the viewer shows exactly the bundles they read,
+// in their order: a file is itself, a directory every *.zst under it except
+// in kept workspaces (*.work). A results.json given as an argument stands for
+// its directory. A suite's results.json beside listed bundles adds what the
+// suite said of each run (iteration, status, failing check); it never adds
+// or hides a bundle.
+//
+// A missing path is an *InputError wrapping the *fs.PathError, a directory
+// without bundles one wrapping *objstore.NoBundlesError.
+func Resolve(args []string, opts *ResolveOptions) ([]Source, error) {
 	if len(args) == 0 {
 		return nil, errors.New("no bundle or directory given")
 	}
+	if opts == nil {
+		opts = &ResolveOptions{}
+	}
+	suites := map[string]map[string]suiteEntry{} // dir -> bundle base name -> entry
 	var out []Source
 	for _, arg := range args {
-		srcs, err := resolveArg(arg)
+		root := arg
+		if filepath.Base(arg) == "results.json" {
+			root = filepath.Dir(arg)
+		}
+		loc, err := objstore.NewLocation(root, nil)
+		var entries []objstore.Entry
+		if err == nil {
+			entries, err = loc.Bundles(context.Background())
+		}
 		if err != nil {
 			return nil, &InputError{Arg: arg, Err: err}
 		}
-		out = append(out, srcs...)
+		for _, e := range entries {
+			src := Source{Path: e.Name, Name: strings.TrimSuffix(e.Rel, objstore.BundleExt)}
+			dir := filepath.Dir(e.Name)
+			suite, ok := suites[dir]
+			if !ok {
+				suite = readResults(filepath.Join(dir, "results.json"), opts.Warn)
+				suites[dir] = suite
+			}
+			if se, ok := suite[filepath.Base(e.Name)]; ok {
+				src.Iteration, src.Status, src.Check = se.Iteration, se.Status, se.Check
+			}
+			out = append(out, src)
+		}
 	}
 	return out, nil
 }
 
-func resolveArg(arg string) ([]Source, error) {
-	st, err := os.Stat(arg)
-	if err != nil {
-		return nil, errors.Unwrap(err) // the PathError would name arg twice
-	}
-	if !st.IsDir() {
-		if filepath.Base(arg) == "results.json" {
-			return readResults(arg)
-		}
-		return []Source{{Path: arg, Name: strings.TrimSuffix(filepath.Base(arg), ".zst")}}, nil
-	}
-	if results := filepath.Join(arg, "results.json"); fileExists(results) {
-		return readResults(results)
-	}
-	var out []Source
-	err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasSuffix(d.Name(), ".work") {
-			return filepath.SkipDir // a kept workspace, not evidence
-		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".zst") {
-			return nil
-		}
-		rel, err := filepath.Rel(arg, p)
-		if err != nil {
-			rel = d.Name()
-		}
-		out = append(out, Source{Path: p, Name: strings.TrimSuffix(filepath.ToSlash(rel), ".zst")})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no bundles (*.zst) in this directory")
-	}
-	return out, nil
-}
-
-// readResults reads a suite's results.json. Bundle paths are taken as written
-// and, when that file is gone (the suite's directory was moved), looked up
-// beside results.json.
-func readResults(path string) ([]Source, error) {
+// readResults reads a suite's results.json, if there is one, into its
+// entries by bundle file name (the suite's bundles are written beside it;
+// the path it names may be gone if the directory was moved since).
+func readResults(path string, warn func(error)) map[string]suiteEntry {
 	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, errors.Unwrap(err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
 	var entries []suiteEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return nil, fmt.Errorf("not a suite's results.json: %w", err)
+	if err == nil {
+		if err = json.Unmarshal(b, &entries); err != nil {
+			err = fmt.Errorf("%s: not a suite's results.json: %w", path, err)
+		}
 	}
-	dir := filepath.Dir(path)
-	var out []Source
+	if err != nil {
+		if warn != nil {
+			warn(err)
+		}
+		return nil
+	}
+	out := make(map[string]suiteEntry, len(entries))
 	for _, e := range entries {
-		if e.Bundle == "" {
-			continue // the run wrote no bundle
+		if e.Bundle != "" {
+			out[filepath.Base(e.Bundle)] = e
 		}
-		p := e.Bundle
-		if !filepath.IsAbs(p) && !fileExists(p) {
-			p = filepath.Join(dir, p)
-		}
-		if !fileExists(p) {
-			p = filepath.Join(dir, filepath.Base(e.Bundle))
-		}
-		out = append(out, Source{Path: p, Name: strings.TrimSuffix(filepath.Base(e.Bundle), ".zst"),
-			Iteration: e.Iteration, Status: e.Status, Check: e.Check})
 	}
-	if len(out) == 0 {
-		return nil, errors.New("results.json lists no bundles")
-	}
-	return out, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	return out
 }

@@ -35,8 +35,10 @@ var cmdView = &cobra.Command{
 	Long: `view starts a local web server with an interactive evidence viewer and prints
 its URL. Everything it serves is embedded: it needs no network and works offline.
 
-  corpus   one row per bundle (a suite's results.json, or every *.zst under a
-           directory): scenario, status, failing check, reproduced or diverged,
+  corpus   one row per bundle, listed as 'wireproof replay' and 'wireproof
+           index' list them (every *.zst under a directory, kept workspaces
+           *.work skipped; a suite's results.json adds each run's status):
+           scenario, status, failing check, reproduced or diverged,
            duration, revision; sort and filter; the failure rate per scenario
            and per check across repeats
   bundle   a trace viewer: a waterfall per channel (server, HTTP, each
@@ -57,9 +59,9 @@ see the package documentation of view).
 An s3:// argument (one object, or every bundle under a prefix) is copied to a
 temporary directory first, removed when the viewer stops.
 
---listen defaults to 127.0.0.1 on a free port. Stop with Ctrl-C (exit 0).
-Exit 2 for bad arguments (a path that does not exist, a directory without
-bundles).`,
+--listen defaults to 127.0.0.1 on a free port. Stop with Ctrl-C or SIGTERM
+(exit 0). Exit 3 for a path that does not exist, 2 for other bad arguments (a
+directory without bundles, a bad --listen), as in replay and index.`,
 	Args: cobra.ArbitraryArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		opts := viewOpts
@@ -87,9 +89,11 @@ func runView(ctx context.Context, opts viewOptions, args []string) (err error) {
 		return err
 	}
 	defer f.done(&err)
-	srcs, err := view.Resolve(args)
+	srcs, err := view.Resolve(args, &view.ResolveOptions{Warn: func(err error) {
+		fmt.Fprintf(opts.stderr, "wireproof view: %v (its bundles are shown without the suite's status)\n", err)
+	}})
 	if err != nil {
-		return usageError{err}
+		return listError(err)
 	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {

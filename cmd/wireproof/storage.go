@@ -41,17 +41,24 @@ func openLocation(arg string) (*objstore.Location, error) {
 // a refused credential or an unreachable endpoint a storage error.
 func listBundles(ctx context.Context, l *objstore.Location) ([]objstore.Entry, error) {
 	entries, err := l.Bundles(ctx)
+	if err != nil {
+		return nil, listError(err)
+	}
+	return entries, nil
+}
+
+// listError maps an error of objstore.Location.Bundles to its exit code, for
+// every verb that lists bundles (view lists through view.Resolve).
+func listError(err error) error {
 	var none *objstore.NoBundlesError
 	var pe *fs.PathError
 	switch {
-	case err == nil:
-		return entries, nil
 	case errors.As(err, &none):
-		return nil, usageError{err}
-	case errors.As(err, &pe), objstore.IsNotFound(err):
-		return nil, unreadableError{err}
+		return usageError{err}
+	case errors.As(err, &pe), errors.Is(err, fs.ErrNotExist), objstore.IsNotFound(err):
+		return unreadableError{err}
 	}
-	return nil, storageError{err}
+	return storageError{err}
 }
 
 // fetchBundles gives each s3:// argument a local copy (in a temporary

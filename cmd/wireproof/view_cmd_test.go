@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	fixturecorpus "github.com/wireproof/wireproof/fixtures/corpus"
 )
@@ -66,15 +69,117 @@ func viewCorpus(t *testing.T, u *url.URL) (c struct {
 	return c
 }
 
-func TestViewUsageErrors(t *testing.T) {
+// TestViewListsAsIndexAndReplay: view's corpus, `wireproof index` and
+// `wireproof replay` list the same bundles of one directory, in the same
+// order: a kept workspace (*.work) is skipped by all three, a results.json
+// adds no bundle and hides none, a corrupt bundle is listed (unreadable), and
+// nested directories are walked.
+func TestViewListsAsIndexAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join("..", "..", "fixtures", "golden", "live")
+	copyTo := func(from, rel string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo(filepath.Join(live, "idle.zst"), "idle-1.zst")
+	copyTo(filepath.Join(live, "idle.zst"), "idle-1.work/home/state/cache.zst") // a kept workspace
+	copyTo(filepath.Join(live, "native.zst"), "nightly/b/native-1.zst")
+	copyTo(filepath.Join(live, "active.zst"), "nightly/a/active-1.zst")
+	copyTo(filepath.Join(live, "active.zst"), "nightly/a/active-1.work/x.zst")
+	copyTo(notABundle(t), "nightly/corrupt.zst")
+	// results.json names one bundle of the three beside it and one that is gone.
+	results := `[{"iteration":1,"scenario":"idle","status":"passed","bundle":"` + filepath.Join(dir, "idle-1.zst") +
+		`"},{"iteration":2,"scenario":"idle","status":"failed","bundle":"/gone/idle-2.zst"}]`
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(results), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(dir, "idle-1.zst"),
+		filepath.Join(dir, "nightly", "a", "active-1.zst"),
+		filepath.Join(dir, "nightly", "b", "native-1.zst"),
+		filepath.Join(dir, "nightly", "corrupt.zst"),
+	}
+	paths := func(out string) []string {
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var e struct{ Path string }
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			got = append(got, e.Path)
+		}
+		return got
+	}
+	code, out, stderr := runBin(t, "index", dir)
+	if code != exitUnreadable { // the corrupt bundle
+		t.Errorf("index: exit %d, stderr %s", code, stderr)
+	}
+	if d := cmp.Diff(want, paths(out)); d != "" {
+		t.Errorf("index (-want +got):\n%s", d)
+	}
+	code, out, stderr = runBin(t, "replay", "--json", dir)
+	if code != exitUnreadable {
+		t.Errorf("replay: exit %d, stderr %s", code, stderr)
+	}
+	if d := cmp.Diff(want, paths(out)); d != "" {
+		t.Errorf("replay (-want +got):\n%s", d)
+	}
+	cmd, u, _ := startView(t, nil, dir)
+	defer cmd.Process.Kill()
+	resp, err := http.Get(u.String() + "api/bundles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Bundles []struct{ Path, Status, SuiteStatus string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, suite []string
+	for _, b := range c.Bundles {
+		got = append(got, b.Path)
+		suite = append(suite, b.SuiteStatus)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("view (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"passed", "", "", ""}, suite); d != "" {
+		t.Errorf("view's suite statuses (-want +got):\n%s", d)
+	}
+}
+
+// TestViewMissingPath: a path that does not exist is exit 3 in view, as in
+// replay and index.
+func TestViewMissingPath(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
+	for _, verb := range []string{"view", "index", "replay"} {
+		code, _, stderr := runBin(t, verb, missing)
+		if code != exitUnreadable || !strings.Contains(stderr, missing) || !strings.Contains(stderr, "no such file or directory") {
+			t.Errorf("%s %s: exit %d, stderr %q; want %d naming the path", verb, missing, code, stderr, exitUnreadable)
+		}
+	}
+}
+
+func TestViewUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
 		{[]string{"view"}, "at least one BUNDLE or DIR"},
-		{[]string{"view", missing}, missing + ": no such file or directory"},
-		{[]string{"view", t.TempDir()}, "no bundles"},
+		{[]string{"view", t.TempDir()}, "no *.zst bundles"},
 		{[]string{"view", "--listen", "127.0.0.1:notaport", "."}, "--listen"},
 	}
 	for _, tc := range tests {

@@ -193,11 +193,12 @@ func TestWrongCredentials(t *testing.T) {
 }
 
 // TestRemoteBundles: a prefix lists like a directory (sorted, *.zst only,
-// paths relative to the prefix), and a URL naming one object is that bundle.
+// kept workspaces skipped, paths relative to the prefix), and a URL naming
+// one object is that bundle.
 func TestRemoteBundles(t *testing.T) {
 	c, prefix := s3test.Prefix(t)
 	dir := t.TempDir()
-	for _, rel := range []string{"b/2.zst", "a.zst", "b/1.zst", "results.json", "b/1.verdict.json"} {
+	for _, rel := range []string{"b/2.zst", "a.zst", "b/1.zst", "results.json", "b/1.verdict.json", "a-1.work/home/x.zst", "b/c.work/y.zst"} {
 		if err := c.Put(t.Context(), prefix.Join(rel), writeFile(t, dir, rel, []byte(rel)), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -107,7 +107,7 @@ func TestConfigResolve(t *testing.T) {
 
 func TestLocalBundles(t *testing.T) {
 	dir := t.TempDir()
-	for _, p := range []string{"b/2.zst", "a.zst", "b/1.zst", "notes.txt"} {
+	for _, p := range []string{"b/2.zst", "a.zst", "b/1.zst", "notes.txt", "a-1.work/home/x.zst", "b/c.work/y.zst"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
 		os.WriteFile(filepath.Join(dir, p), []byte("x"), 0o644)
 	}
@@ -125,6 +125,11 @@ func TestLocalBundles(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a.zst", "b/1.zst", "b/2.zst"}, rels); diff != "" {
 		t.Errorf("rels (-want +got):\n%s", diff)
+	}
+	// A kept workspace given itself is listed: the user asked for it.
+	l, _ = NewLocation(filepath.Join(dir, "b", "c.work"), nil)
+	if got, err := l.Bundles(t.Context()); err != nil || len(got) != 1 || got[0].Rel != "y.zst" {
+		t.Errorf("a .work directory given itself: %v, %v", got, err)
 	}
 	empty := t.TempDir()
 	l, _ = NewLocation(empty, nil)

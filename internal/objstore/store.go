@@ -81,9 +81,16 @@ type NoBundlesError struct{ Where string }
 
 func (e *NoBundlesError) Error() string { return "no *" + BundleExt + " bundles under " + e.Where }
 
+// WorkspaceExt ends the name of a directory `verify --keep-workspace` keeps
+// beside a bundle: the server's home, never evidence, so listings skip it.
+const WorkspaceExt = ".work"
+
 // Bundles lists the location's bundles sorted by Rel. A local file, or an
 // s3:// URL naming one object, is a single bundle whatever its name; a
-// directory or prefix yields every *.zst under it. A missing local path is
+// directory or prefix yields every *.zst under it except what lies in a
+// kept workspace (a directory named *.work). This is the one listing every
+// verb that reads a directory or prefix uses (replay, index, view, ...), so
+// they all list the same bundles in the same order. A missing local path is
 // the *fs.PathError of os.Stat, a missing object named *.zst a not-found
 // *Error; an empty directory or prefix is a *NoBundlesError.
 func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
@@ -101,6 +108,9 @@ func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
 	err = filepath.WalkDir(l.arg, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && p != l.arg && strings.HasSuffix(d.Name(), WorkspaceExt) {
+			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(d.Name(), BundleExt) {
 			return nil
@@ -143,11 +153,12 @@ func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
 	}
 	var found []Entry
 	for _, o := range objs {
-		if !strings.HasSuffix(o.Key, BundleExt) {
+		rel := strings.TrimPrefix(o.Key, prefix)
+		if !strings.HasSuffix(o.Key, BundleExt) || inWorkspace(rel) {
 			continue
 		}
 		u := URL{Bucket: l.url.Bucket, Key: o.Key}
-		found = append(found, Entry{Name: u.String(), Rel: strings.TrimPrefix(o.Key, prefix), Size: o.Size, url: u})
+		found = append(found, Entry{Name: u.String(), Rel: rel, Size: o.Size, url: u})
 	}
 	switch {
 	case len(found) == 0 && missing != nil && strings.HasSuffix(l.url.Key, BundleExt):
@@ -156,6 +167,18 @@ func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {
 		return nil, &NoBundlesError{Where: l.arg}
 	}
 	return found, nil
+}
+
+// inWorkspace reports whether a slash-separated relative path lies in a kept
+// workspace (a directory named *.work).
+func inWorkspace(rel string) bool {
+	dirs := strings.Split(rel, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if strings.HasSuffix(d, WorkspaceExt) {
+			return true
+		}
+	}
+	return false
 }
 
 // Open streams one bundle of the location.
