@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,8 +216,15 @@ func stopRecording(srv *record.Server, rec *record.Recorder, output string) erro
 
 // runRecorded runs the command with the proxy URL in its environment (and
 // with --stdio its stdin and stdout tapped) and returns its exit status as an
-// error. SIGINT or SIGTERM to wireproof is passed on as SIGTERM (with --stdio
-// the tap kills the command), and wireproof waits for the command to exit.
+// error.
+//
+// Without --stdio the command runs in a process group of its own that dies
+// with wireproof, even on SIGKILL, and whatever it leaves running when it
+// exits is killed (record.Group). On a terminal its group is the foreground
+// job, so ^C goes to it as it would without wireproof; a SIGINT or SIGTERM
+// sent to wireproof itself is passed on to the group. With --stdio the tap
+// kills the command when wireproof is interrupted. Either way wireproof waits
+// for the command to exit.
 func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, proxyURL string) error {
 	cmd := exec.Command(opts.command[0], opts.command[1:]...)
 	cmd.Env = os.Environ()
@@ -224,7 +232,12 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 		cmd.Env = append(cmd.Env, proxyURLEnv+"="+proxyURL)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Which signal ended ctx, to pass the same one on.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	done := make(chan error, 1)
+	var group *record.Group
 	if opts.stdio {
 		if _, err := exec.LookPath(opts.command[0]); err != nil {
 			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
@@ -232,13 +245,12 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 		}
 		go func() { done <- record.TapCommand(ctx, rec, "stdio", cmd) }()
 	} else {
-		// The command dies with wireproof, even on SIGKILL.
-		wait, err := record.StartTied(cmd, syscall.SIGKILL)
-		if err != nil {
+		var err error
+		if group, err = record.StartGroup(cmd); err != nil {
 			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
 			return exitStatusError{code: 127}
 		}
-		go func() { done <- wait() }()
+		go func() { done <- group.Wait() }()
 	}
 	interrupted := false
 	var err error
@@ -246,8 +258,16 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 	case err = <-done:
 	case <-ctx.Done():
 		interrupted = true
-		if !opts.stdio { // TapCommand ends the command itself when ctx ends
-			cmd.Process.Signal(syscall.SIGTERM)
+		if group != nil { // TapCommand ends the command itself when ctx ends
+			sig := syscall.SIGTERM // ctx ended without a signal
+			select {
+			case s := <-sigs:
+				sig = s.(syscall.Signal)
+			case <-time.After(50 * time.Millisecond):
+				// A signal comes to sigs as it comes to ctx; this
+				// bounds the wait for a context ended otherwise.
+			}
+			group.Signal(sig)
 		}
 		err = <-done
 	}

@@ -225,9 +225,14 @@ func TestRecordKilledLeavesNoCommand(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
+		n    int // the processes below wireproof to wait for
 	}{
-		{"proxy", []string{"record", "--upstream", "http://127.0.0.1:9", "-o", filepath.Join(tmp, "proxy.zst"), "--", "sleep", "60"}},
-		{"stdio", []string{"record", "--stdio", "-o", filepath.Join(tmp, "stdio.zst"), "--", "sleep", "60"}},
+		{"proxy", []string{"record", "--upstream", "http://127.0.0.1:9", "-o", filepath.Join(tmp, "proxy.zst"), "--", "sleep", "60"}, 1},
+		{"stdio", []string{"record", "--stdio", "-o", filepath.Join(tmp, "stdio.zst"), "--", "sleep", "60"}, 1},
+		// The command's own child is not tied to wireproof by the kernel:
+		// the watchdog of the command's process group kills it.
+		{"proxy, a grandchild", []string{"record", "--upstream", "http://127.0.0.1:9", "-o", filepath.Join(tmp, "grand.zst"), "--",
+			"sh", "-c", "sleep 37 & exec sleep 38"}, 3}, // sleep 37, sleep 38, the watchdog
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, tc.args...)
@@ -235,7 +240,7 @@ func TestRecordKilledLeavesNoCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			children := waitForChildren(t, cmd.Process.Pid, 1)
+			children := waitForChildren(t, cmd.Process.Pid, tc.n)
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 			waitAllDead(t, "the recorded command", children)

@@ -351,16 +351,16 @@ func (s *session) mcpCall(ctx context.Context, tool string, args map[string]any)
 }
 
 // bash runs `curl --fail --silent url` in the foreground, shown as a Bash
-// tool call; it returns the output (or curl's error) and whether it worked.
+// tool call, within the tool call's timeout; it returns the output (or curl's error) and whether it worked.
 func (s *session) bash(ctx context.Context, url string) (string, bool) {
 	cmd := "curl --fail --silent " + url
-	id := s.toolUse("Bash", map[string]any{"command": cmd, "timeout": 600000, "description": "Fetch " + url})
+	id := s.toolUse("Bash", map[string]any{"command": cmd, "timeout": bashTimeout.Milliseconds(), "description": "Fetch " + url})
 	if s.fault == FaultToolNeverReturns && !s.ack {
 		s.logf("fault %s: the Bash tool call never returns", s.fault)
 		s.hang(ctx)
 		return "", false
 	}
-	out, err := curl(ctx, s.o.HTTPClient, url)
+	out, err := bashCurl(ctx, s.o.HTTPClient, url, toolTimeout(s.o.Getenv, bashTimeout))
 	if ctx.Err() != nil {
 		return "", false
 	}

@@ -389,6 +389,25 @@ func TestSIGTERMMidTurn(t *testing.T) {
 	}
 }
 
+// TestBashTimeout: a gate that never answers ends the Bash tool call at the
+// timeout it announced (capped here by BASH_MAX_TIMEOUT_MS, as the Claude
+// CLI caps it), with the tool's timeout error, and the turn goes on.
+func TestBashTimeout(t *testing.T) {
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer gate.Close()
+	p := startProvider(t, []string{claude.EnvBashMaxTimeout + "=300"})
+	p.send(claude.UserText(claude.FetchTask(gate.URL + "/g")))
+	got := p.until(claude.TypeResult)
+	bash := fmt.Sprintf(`assistant tool_use Bash {"command":"curl --fail --silent %s/g","description":"Fetch %s/g","timeout":600000}`, gate.URL, gate.URL)
+	want := []string{"system init", bash, "user tool_result Command timed out after 300ms error=true",
+		"assistant text Command timed out after 300ms", "result Command timed out after 300ms error=true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("child turn (-want +got):\n%s", diff)
+	}
+}
+
 func TestCrashFault(t *testing.T) {
 	tools := newToolServer(t, "x")
 	p := startProvider(t, []string{claude.EnvFault + "=" + claude.FaultCrashMidTurn}, "--mcp-config", tools.mcpConfig("t"))

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -145,6 +147,36 @@ func taskField(text string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// bashTimeout is the timeout a foreground Bash tool call asks for (the
+// "timeout" of its input: 600000 ms, the most the Claude CLI allows).
+const bashTimeout = 600 * time.Second
+
+// EnvBashMaxTimeout caps a Bash tool call's timeout, in milliseconds, as the
+// variable of the same name does for the Claude CLI.
+const EnvBashMaxTimeout = "BASH_MAX_TIMEOUT_MS"
+
+// toolTimeout returns how long a Bash tool call that asks for asked may run:
+// asked, capped by EnvBashMaxTimeout when it is set to a positive number.
+func toolTimeout(getenv func(string) string, asked time.Duration) time.Duration {
+	if ms, err := strconv.ParseInt(getenv(EnvBashMaxTimeout), 10, 64); err == nil && ms > 0 {
+		return min(asked, time.Duration(ms)*time.Millisecond)
+	}
+	return asked
+}
+
+// bashCurl runs curl as a Bash tool call with a timeout: a gate that never
+// answers ends the call with the tool's timeout error instead of holding the
+// provider until it is stopped.
+func bashCurl(ctx context.Context, hc *http.Client, u string, timeout time.Duration) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := curl(cctx, hc, u)
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return "", fmt.Errorf("Command timed out after %v", timeout)
+	}
+	return out, err
 }
 
 // curl fetches url as `curl --fail --silent` would: the body, or curl's error
