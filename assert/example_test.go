@@ -2,6 +2,7 @@ package assert_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/t3"
@@ -36,4 +37,24 @@ func ExampleCatalogue() {
 	// background-delivery observation no-early-terminal-child
 	// background-delivery observation terminal-child-has-secret
 	// background-delivery final gate-used
+}
+
+// A check of the background-delivery suite is a value too: a pure test of
+// what its stage observes. This one, run after the closing checks, fails a
+// run that left more than three runs.
+func ExampleCheck() {
+	fewRuns := assert.Check[assert.Completing]{
+		ID: "few-runs", Message: "Too many runs", Stage: assert.StageClosing,
+		Test: func(c assert.Completing) *assert.Failure {
+			if n := len(c.Projection.Runs); n > 3 {
+				return &assert.Failure{Expected: "at most 3 runs", Seen: fmt.Sprintf("%d runs", n)}
+			}
+			return nil
+		},
+	}
+	closing := slices.Concat(assert.BackgroundDelivery.Closing, assert.Checks[assert.Completing]{fewRuns})
+	p := &t3.Projection{Runs: make([]t3.Run, 4)}
+	f := closing.Run(assert.Completing{Suite: assert.Suite{Scenario: assert.ScenarioIdle}, Projection: p})
+	fmt.Println(f.Check, "|", f.Message, "|", f.Seen)
+	// Output: few-runs | Too many runs | 4 runs
 }
