@@ -13,7 +13,8 @@ import (
 type Miss struct {
 	// Kind is "http", "websocket", "rpc" (an Effect RPC or JSON-RPC call) or
 	// "message" (a message of another protocol that differs from the
-	// recorded one).
+	// recorded one, or a client message an RPC connection cannot decode:
+	// malformed JSON, an unknown tag, a binary frame).
 	Kind string `json:"kind"`
 	// Request is the client's request in one line: "GET /api/x?y=1",
 	// "orchestration.getThreadProjection {...}".
@@ -80,7 +81,8 @@ type Report struct {
 	// Played counts requests (HTTP exchanges, WebSocket connections, RPC
 	// calls) answered from the recording; Repeated those answered again
 	// after every recorded match had been played (a client polling more
-	// often than when it was recorded gets the last answer again).
+	// often than when it was recorded gets the last answer again, a client
+	// that reconnects gets the recorded connection and its calls again).
 	Played   int        `json:"played"`
 	Repeated int        `json:"repeated"`
 	Misses   []Miss     `json:"misses"`

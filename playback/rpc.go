@@ -1,7 +1,9 @@
 package playback
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/wireproof/wireproof/replay"
@@ -22,7 +24,11 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 	}
 	m, err := replay.DecodeMessage(raw)
 	if err != nil {
-		return // a notification, or not RPC: nothing to answer
+		if s.sc.proto == protoJSONRPC && isNotification(raw) {
+			return // a JSON-RPC notification: nothing to answer
+		}
+		s.malformed(oneLine(string(raw), 200), "not "+article(s.sc.proto)+" message: "+err.Error())
+		return
 	}
 	switch m.Tag {
 	case t3.TagRequest:
@@ -57,6 +63,59 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 			s.send([]byte(`{"_tag":"Pong"}`))
 		}
 	}
+}
+
+// malformed answers a client message the connection's protocol cannot
+// decode as a live server would (an Effect Defect, a JSON-RPC error with a
+// null id) and counts it as a miss, explained: a client that speaks the
+// protocol wrongly is told so, and --strict fails.
+func (s *session) malformed(summary, reason string) {
+	miss := Miss{Kind: "message", Request: summary,
+		Reason: reason + " (on a connection recorded as " + s.sc.conn.ID + ")"}
+	s.p.addMiss(miss)
+	text := miss.String()
+	if s.sc.proto == protoJSONRPC {
+		b, _ := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   any             `json:"error"`
+		}{"2.0", json.RawMessage("null"), struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    Miss   `json:"data"`
+		}{-32600, text, miss}})
+		s.send(b)
+		return
+	}
+	defect, _ := json.Marshal(text)
+	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagDefect, Defect: defect})
+	s.send(b)
+}
+
+// isNotification reports whether raw is a JSON-RPC notification: a method
+// and no id.
+func isNotification(raw []byte) bool {
+	var env envelope
+	return json.Unmarshal(raw, &env) == nil && env.JSONRPC != "" && env.Method != "" && len(env.ID) == 0 &&
+		!strings.HasPrefix(env.Method, "@effect/rpc/") // Effect's control messages must decode
+}
+
+// article is the protocol's name with its indefinite article.
+func article(p protocol) string {
+	if p == protoEffect {
+		return "an " + p.String()
+	}
+	return "a " + p.String()
+}
+
+// binaryMessage summarises a binary frame for a miss.
+func binaryMessage(data []byte) string {
+	const show = 32
+	h := hex.EncodeToString(data[:min(len(data), show)])
+	if len(data) > show {
+		h += "..."
+	}
+	return "binary frame of " + itoa(len(data)) + " bytes: " + h
 }
 
 // request matches a client Request to a recorded call and plays its

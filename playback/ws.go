@@ -178,6 +178,7 @@ func (s *session) readLoop() {
 		now := time.Now()
 		if typ == websocket.MessageBinary {
 			s.clientMessage(now, nil)
+			s.malformed(binaryMessage(data), "a binary frame: "+s.sc.proto.String()+" is spoken in text frames")
 			continue
 		}
 		s.mu.Lock()

@@ -1,0 +1,117 @@
+package playback
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/t3"
+)
+
+// TestMalformedEffectMessages: a client message an Effect RPC connection
+// cannot decode (not JSON, an unknown tag, a Request without id, a binary
+// frame) is answered with a Defect naming what was wrong, counted as a miss
+// (so --strict fails), and in a recorded session both the message and the
+// miss are in the bundle. The connection goes on serving.
+func TestMalformedEffectMessages(t *testing.T) {
+	path := recordSession(t, effectServer(t, false), func(base string) {
+		c := dialRPC(t, base, false)
+		driveEffect(t, c, [3]string{`"1"`, `"2"`, `"3"`}, t3.NewUUID(), false)
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	out := filepath.Join(t.TempDir(), "played.zst")
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}, Output: out})
+	c := dialRPC(t, srv.URL, false)
+	bad := []struct{ send, reason string }{
+		{`{"_tag":"Request","id":`, "not an Effect RPC message: unexpected end of JSON input"},
+		{`{"_tag":"Bogus","id":"1"}`, `unknown message tag "Bogus"`},
+		{`{"_tag":"Request","tag":"echo","payload":{}}`, "Request without id"},
+		{`"hello"`, "not an Effect RPC message: not an RPC message"},
+	}
+	for _, b := range bad {
+		c.send("%s", b.send)
+		m := c.expect(t3.TagDefect, "")
+		var defect string
+		json.Unmarshal(m.Defect, &defect)
+		if !strings.Contains(defect, b.reason) {
+			t.Errorf("%s: defect %q does not say %q", b.send, defect, b.reason)
+		}
+	}
+	if err := c.c.Write(t.Context(), websocket.MessageBinary, []byte{0xde, 0xad, 0xbe, 0xef}); err != nil {
+		t.Fatal(err)
+	}
+	m := c.expect(t3.TagDefect, "")
+	if !strings.Contains(string(m.Defect), "binary frame of 4 bytes: deadbeef") {
+		t.Errorf("binary frame: defect %s", m.Defect)
+	}
+	// The connection still serves.
+	driveEffect(t, c, [3]string{`1`, `2`, `3`}, t3.NewUUID(), false)
+	c.c.Close(websocket.StatusNormalClosure, "")
+
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Misses) != len(bad)+1 || rep.Clean() {
+		t.Fatalf("report %+v: want %d misses, not clean", rep, len(bad)+1)
+	}
+	for i, miss := range rep.Misses {
+		if miss.Kind != "message" || miss.Reason == "" || !strings.Contains(miss.String(), "on a connection recorded as ws") {
+			t.Errorf("miss %d %+v: want a message miss explained, naming the recorded connection", i, miss)
+		}
+	}
+	// The session's bundle holds the malformed frames and a mark per miss.
+	got, err := bundle.ReadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, frames := 0, 0
+	for _, ev := range got.Events {
+		switch {
+		case ev.Kind == bundle.KindMark && ev.Name == MarkMiss:
+			marks++
+		case ev.Kind == bundle.KindWSMessage && ev.Dir == bundle.DirClientToServer &&
+			(strings.Contains(string(ev.Body.Data), "Bogus") || string(ev.Body.Data) == "\xde\xad\xbe\xef"):
+			frames++
+		}
+	}
+	if marks != len(bad)+1 || frames != 2 {
+		t.Errorf("bundle: %d miss marks, %d malformed frames; want %d and 2", marks, frames, len(bad)+1)
+	}
+}
+
+// TestMalformedJSONRPCMessages: on a JSON-RPC connection invalid JSON and a
+// malformed Effect control message get a JSON-RPC error with a null id and
+// count as misses; a notification (no id) is not a miss.
+func TestMalformedJSONRPCMessages(t *testing.T) {
+	path := recordSession(t, jsonRPCServer(), func(base string) {
+		_, _, c := driveJSONRPC(t, base, [2]string{`1`, `2`}, t3.NewUUID())
+		c.Close(websocket.StatusNormalClosure, "")
+	})
+	srv := startPlayback(t, path, nil) // recorded timing: the tick comes after the subscribe's answer
+	_, _, c := driveJSONRPC(t, srv.URL, [2]string{`1`, `2`}, t3.NewUUID())
+	ctx := t.Context()
+	for _, b := range []string{`{"jsonrpc":"2.0","id":5,"method":`, `{"jsonrpc":"2.0","method":"@effect/rpc/Ack","params":{}}`} {
+		c.Write(ctx, websocket.MessageText, []byte(b))
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r jsonRPCReply
+		json.Unmarshal(data, &r)
+		if string(r.ID) != "null" || r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "not a JSON-RPC 2.0 message") {
+			t.Errorf("%s: reply %s, want a JSON-RPC error with a null id saying what was wrong", b, data)
+		}
+	}
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"cancelled","params":{}}`))
+	c.Close(websocket.StatusNormalClosure, "")
+	rep, _ := srv.Close(context.Background())
+	if len(rep.Misses) != 2 {
+		t.Errorf("report %+v: want the two malformed messages as misses, not the notification", rep)
+	}
+}
