@@ -120,8 +120,8 @@ func (p *Player) Report() Report {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.report
-	r.Misses = append([]Miss(nil), r.Misses...)
-	r.Unplayed = unplayed
+	r.Misses = append([]Miss{}, r.Misses...) // [] in JSON, not null
+	r.Unplayed = append([]Unplayed{}, unplayed...)
 	return r
 }
 

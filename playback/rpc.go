@@ -133,6 +133,9 @@ func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
 			return sc.seqs[i], sc.conn.ID + " " + sc.calls[i].summary()
 		}, &live, summary)
 	} else {
+		// A call an earlier connection to the same recorded one played
+		// (the client reconnected) is played again: repeated, not new.
+		repeated = repeated || sc.ever[i]
 		sc.ever[i] = true
 	}
 	p.ids.mu.Unlock()

@@ -324,13 +324,18 @@ func TestReconnectKeepsPlayed(t *testing.T) {
 	})
 	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
 	c := dialRPC(t, srv.URL, false)
-	driveEffect(t, c, [3]string{`1`, `2`, `3`}, t3.NewUUID(), false)
+	thread := t3.NewUUID()
+	driveEffect(t, c, [3]string{`1`, `2`, `3`}, thread, false)
 	c.c.Close(websocket.StatusNormalClosure, "")
 
 	again := dialRPC(t, srv.URL, false)
 	again.send(`{"_tag":"Ping"}`)
 	again.expect(t3.TagPong, "")
 	again.c.Close(websocket.StatusNormalClosure, "")
+	// A third connection plays the calls again: each is repeated, not new.
+	third := dialRPC(t, srv.URL, false)
+	driveEffect(t, third, [3]string{`4`, `5`, `6`}, thread, false)
+	third.c.Close(websocket.StatusNormalClosure, "")
 
 	rep, err := srv.Close(context.Background())
 	if err != nil {
@@ -339,7 +344,7 @@ func TestReconnectKeepsPlayed(t *testing.T) {
 	if len(rep.Misses) != 0 || len(rep.Unplayed) != 0 {
 		t.Errorf("report %+v: want no miss and nothing unplayed (every call was played on the first connection)", rep)
 	}
-	if rep.Played != 4 || rep.Repeated != 1 {
-		t.Errorf("played %d, repeated %d; want 4 played (one connection, three calls) and 1 repeated (the reconnect)", rep.Played, rep.Repeated)
+	if rep.Played != 4 || rep.Repeated != 5 {
+		t.Errorf("played %d, repeated %d; want 4 played (one connection, three calls) and 5 repeated (two reconnects, three calls again)", rep.Played, rep.Repeated)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ type playbackOptions struct {
 	listen string
 	timing string
 	strict bool
+	json   bool
 	output string
 
 	stdout io.Writer // the URL, alone, for scripts
@@ -29,7 +31,7 @@ type playbackOptions struct {
 var playbackOpts playbackOptions
 
 var cmdPlayback = &cobra.Command{
-	Use:   "playback BUNDLE [--listen ADDR] [--timing recorded|fast|xN] [--strict] [-o PLAYBACK.zst]",
+	Use:   "playback BUNDLE [--listen ADDR] [--timing recorded|fast|xN] [--strict] [--json] [-o PLAYBACK.zst]",
 	Short: "Serve a bundle's recorded server side to a live client",
 	Long: `playback serves, on one port, the upstream side of every HTTP exchange and
 WebSocket connection in BUNDLE, so that a client (a web app, a CLI, a test) can
@@ -45,14 +47,19 @@ field named id or ...Id) are learned as the session goes and every reply
 carries the client's ids. Credentials are accepted whatever their value.
 
 A request that matches nothing gets an error (404, an Effect Die, a JSON-RPC
-error) naming the closest recorded candidate and the difference; misses are
-printed on stderr as they happen.
+error) naming the closest recorded candidate and the difference; a client
+message an RPC connection cannot decode (not JSON, an unknown tag, a binary
+frame) gets an Effect Defect or a JSON-RPC error saying what was wrong. Both
+are misses, printed on stderr as they happen.
 
-It prints its URL on stdout and serves until SIGINT or SIGTERM, then prints
-what was played, missed and never played. --timing: recorded keeps the
-recorded gaps, fast sends at once, xN plays N times as fast. With --strict it
-exits 4 if anything missed or a recorded request was never played. With -o
-the session is recorded like any other, misses and the report included.`,
+It prints its URL on stdout and serves until SIGINT or SIGTERM, its normal
+end: it prints what was played, repeated (answered again: a client polling
+more often, or reconnecting), missed and never played, and exits 0. --json
+also prints that report as one JSON object on stdout. --timing: recorded
+keeps the recorded gaps, fast sends at once, xN plays N times as fast. With
+--strict it exits 4 if anything missed or a recorded request was never
+played. With -o the session is recorded like any other, misses and the
+report included.`,
 	Example: `  wireproof playback run.zst > url &
   wireproof playback run.zst --timing fast --strict -o played.zst`,
 	Args: cobra.ExactArgs(1),
@@ -68,6 +75,7 @@ func init() {
 	f.StringVar(&playbackOpts.listen, "listen", "127.0.0.1:0", "address to serve on")
 	f.StringVar(&playbackOpts.timing, "timing", "recorded", "recorded, fast or xN (N times as fast)")
 	f.BoolVar(&playbackOpts.strict, "strict", false, "exit 4 if a request missed or a recorded one was never played")
+	f.BoolVar(&playbackOpts.json, "json", false, "print the final report as one JSON object on stdout")
 	f.StringVarP(&playbackOpts.output, "output", "o", "", "record the playback session into this bundle (must not exist)")
 	cmdRoot.AddCommand(cmdPlayback)
 }
@@ -139,6 +147,15 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 	defer cancel()
 	rep, err := srv.Close(cctx)
 	fmt.Fprintf(opts.stderr, "wireproof: playback of %s: %s", path, rep.Summary())
+	if opts.json {
+		b, jerr := json.Marshal(rep)
+		if jerr == nil {
+			_, jerr = fmt.Fprintf(opts.stdout, "%s\n", b)
+		}
+		if jerr != nil {
+			return fmt.Errorf("writing output: %w", jerr)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("stopping playback: %w", err)
 	}

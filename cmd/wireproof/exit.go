@@ -27,6 +27,12 @@ import (
 //	     --har, replay --junit
 //	130  interrupted by SIGINT or SIGTERM (what was recorded is closed cleanly)
 //
+// The verbs that serve until stopped, view and playback, end normally on
+// SIGINT or SIGTERM: that is how they are stopped, so they exit 0 after
+// their summary (playback --strict: 4 if anything missed or was never
+// played); 130 only if the signal comes before they serve (playback still
+// loading its bundle).
+//
 // record -- CMD exits with the command's status instead (128+N if a signal
 // N killed it, 127 if it could not be started) when recording itself went well.
 const (

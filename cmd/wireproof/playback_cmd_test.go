@@ -170,3 +170,67 @@ func TestPlaybackCommand(t *testing.T) {
 		t.Errorf("-o %s after a failed --listen: %v, want it removed", abandoned, err)
 	}
 }
+
+// TestServersEndNormallyOnSignals: view and playback serve until stopped, so
+// SIGINT and SIGTERM are their normal end: exit 0 after their summary, as
+// exit.go and README say. playback --json prints its report on stdout after
+// the URL, a request answered again counted as repeated.
+func TestServersEndNormallyOnSignals(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.URL.Path)
+	}))
+	defer upstream.Close()
+	recorded := filepath.Join(t.TempDir(), "run.zst")
+	rec, proxyURL, _ := startWireproof(t, "record", "--upstream", upstream.URL, "-o", recorded)
+	get(t, proxyURL+"/a")
+	rec.Process.Signal(syscall.SIGINT)
+	if code := exitStatus(t, rec.Wait()); code != 0 {
+		t.Fatalf("record exit %d", code)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run("playback "+sig.String(), func(t *testing.T) {
+			cmd := exec.Command(wireproofBin, "playback", recorded, "--json", "--strict", "--timing", "fast")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(out)
+			if !lines.Scan() {
+				t.Fatalf("no URL; stderr:\n%s", &stderr)
+			}
+			url := lines.Text()
+			for range 2 {
+				if code, body := get(t, url+"/a"); code != 200 || body != "hello from /a" {
+					t.Errorf("GET /a: %d %q", code, body)
+				}
+			}
+			cmd.Process.Signal(sig)
+			var report playback.Report
+			if !lines.Scan() || json.Unmarshal(lines.Bytes(), &report) != nil {
+				t.Fatalf("stdout after the URL: %q, want the report as JSON; stderr:\n%s", lines.Text(), &stderr)
+			}
+			if code := exitStatus(t, cmd.Wait()); code != 0 {
+				t.Errorf("exit %d after %s, want 0; stderr:\n%s", code, sig, &stderr)
+			}
+			if report.Played != 1 || report.Repeated != 1 || report.Misses == nil || len(report.Misses) != 0 || len(report.Unplayed) != 0 {
+				t.Errorf("report %+v: want 1 played, 1 repeated, no miss, nothing unplayed", report)
+			}
+			if !strings.Contains(stderr.String(), "played 1, repeated 1, missed 0, never played 0") {
+				t.Errorf("stderr lacks the summary:\n%s", &stderr)
+			}
+		})
+		t.Run("view "+sig.String(), func(t *testing.T) {
+			cmd, _, stderr := startView(t, nil, recorded)
+			cmd.Process.Signal(sig)
+			if code := exitStatus(t, cmd.Wait()); code != 0 {
+				t.Errorf("exit %d after %s, want 0; stderr:\n%s", code, sig, stderr)
+			}
+		})
+	}
+}
