@@ -139,7 +139,7 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	// told to write a malformed line writes: replay reports exactly that.
 	malformed := 0
 	for _, d := range rep.DecodeErrors {
-		if opts.Fault == claude.FaultMalformedLine && strings.HasPrefix(d.Conn, "provider-") {
+		if opts.Fault == claude.FaultMalformedLine && isInjectedMalformedLine(events, d) {
 			malformed++
 			continue
 		}
@@ -152,6 +152,56 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		t.Errorf("replayed verdict (-live +replay):\n%s", diff)
 	}
 	return res
+}
+
+// isInjectedMalformedLine reports whether decode error d is the line
+// FaultMalformedLine makes a provider write, and nothing else: a stdout line
+// of a provider channel whose text is exactly claude.MalformedLine, the line
+// the error is at and quotes.
+func isInjectedMalformedLine(events []bundle.Event, d replay.DecodeError) bool {
+	if !strings.HasPrefix(d.Conn, "provider-") || d.Raw != claude.MalformedLine {
+		return false
+	}
+	for i := range events {
+		ev := &events[i]
+		if ev.Seq == d.Seq {
+			return ev.Kind == bundle.KindStdioLine && ev.Conn == d.Conn && ev.Dir == bundle.DirServerToClient &&
+				string(ev.Body.Data) == claude.MalformedLine
+		}
+	}
+	return false
+}
+
+// TestInjectedMalformedLine: runOnce's exemption under provider-malformed-line
+// covers the injected line only, not any provider decode error.
+func TestInjectedMalformedLine(t *testing.T) {
+	line := func(seq uint64, conn string, dir bundle.Dir, text string) bundle.Event {
+		return bundle.Event{Seq: seq, Kind: bundle.KindStdioLine, Conn: conn, Dir: dir, Body: bundle.Text([]byte(text))}
+	}
+	other := `{"type":"result","subtype":"success","result":`
+	events := []bundle.Event{
+		line(1, "provider-1", bundle.DirClientToServer, claude.MalformedLine), // stdin, not the provider's output
+		line(2, "provider-1", bundle.DirServerToClient, claude.MalformedLine),
+		line(3, "provider-2", bundle.DirServerToClient, other),
+		{Seq: 4, Kind: bundle.KindWSMessage, Conn: "provider-3", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(claude.MalformedLine))},
+	}
+	for _, tc := range []struct {
+		name string
+		d    replay.DecodeError
+		want bool
+	}{
+		{"the injected line", replay.DecodeError{Seq: 2, Conn: "provider-1", Raw: claude.MalformedLine}, true},
+		{"another malformed provider line", replay.DecodeError{Seq: 3, Conn: "provider-2", Raw: other}, false},
+		{"the right text at another seq", replay.DecodeError{Seq: 3, Conn: "provider-2", Raw: claude.MalformedLine}, false},
+		{"the line on the provider's stdin", replay.DecodeError{Seq: 1, Conn: "provider-1", Raw: claude.MalformedLine}, false},
+		{"not a stdio line", replay.DecodeError{Seq: 4, Conn: "provider-3", Raw: claude.MalformedLine}, false},
+		{"another channel", replay.DecodeError{Seq: 2, Conn: "ws1", Raw: claude.MalformedLine}, false},
+		{"no such event", replay.DecodeError{Seq: 9, Conn: "provider-1", Raw: claude.MalformedLine}, false},
+	} {
+		if got := isInjectedMalformedLine(events, tc.d); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
 
 func decompress(t *testing.T, path string) []byte {

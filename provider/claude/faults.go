@@ -50,3 +50,7 @@ func IsFault(name string) bool {
 	}
 	return false
 }
+
+// MalformedLine is the line FaultMalformedLine writes on stdout: an
+// assistant message cut short, not JSON.
+const MalformedLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":`

@@ -500,7 +500,7 @@ func (s *session) fetchChild(ctx context.Context, p Plan, start time.Time) {
 	}
 	if s.fault == FaultMalformedLine {
 		s.logf("fault %s: writing a line that is not JSON", s.fault)
-		s.writeLine(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":`)
+		s.writeLine(MalformedLine)
 	}
 	s.say(out)
 	s.result(out, !ok, nil, start)
