@@ -505,14 +505,14 @@ func (e *Engine) mark(ev *bundle.Event) {
 		if e.phase == PhaseRestart {
 			// The main checks passed; what failed is reading the thread
 			// back from the restarted server.
-			e.restartRead(assert.RestartRead{NotMade: &assert.StepError{Step: b.Step, Error: b.Error}}, ev)
+			e.restartRead(assert.RestartRead{NotMade: &assert.StepError{Step: string(b.Step), Error: b.Error}}, ev)
 			return
 		}
 		e.runEnd(assert.RunEnd{Undelivered: fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))}, ev.Seq, ev.T)
 	case MarkSetupFailed:
 		var b StepMark
 		e.decodeMark(ev, &b)
-		e.runEnd(assert.RunEnd{Setup: &assert.StepError{Step: b.Step, Error: b.Error}}, ev.Seq, ev.T)
+		e.runEnd(assert.RunEnd{Setup: &assert.StepError{Step: string(b.Step), Error: b.Error}}, ev.Seq, ev.T)
 	}
 }
 

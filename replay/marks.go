@@ -19,7 +19,7 @@ const (
 	// Phase* values. Informational: checks do not depend on it.
 	MarkPhase = "phase"
 	// MarkSetupFailed: a setup step failed before the scenario ran. Body:
-	// {"step":"token|project|ticket|connect|launch|subscribe","error":"..."}.
+	// StepMark, {"step":"token","error":"..."} (a Step).
 	MarkSetupFailed = "setup-failed"
 	// MarkRestart begins the restart phase: the server is about to be stopped
 	// and started again on the same home. The HTTP read of the thread that
@@ -45,6 +45,27 @@ const (
 	PhaseRunning    Phase = "running"
 	PhaseRestarting Phase = "restarting"
 	PhaseDone       Phase = "done"
+)
+
+// Step is a step of the driver, named in the marks that say where a run
+// stopped (StepMark, InterruptedMark).
+type Step string
+
+// Steps of the driver, in the order a run takes them.
+const (
+	StepGate        Step = "gate"         // starting the controlled gate
+	StepProxy       Step = "proxy"        // starting the recording proxy
+	StepProviderTap Step = "provider-tap" // starting the provider evidence tap
+	StepServer      Step = "server"       // starting the server until its ready line
+	StepToken       Step = "token"        // exchanging the bootstrap token
+	StepProject     Step = "project"      // creating the project
+	StepTicket      Step = "ticket"       // getting the WebSocket ticket
+	StepConnect     Step = "connect"      // connecting the RPC socket
+	StepLaunch      Step = "launch"       // launching the thread
+	StepRunning     Step = "running"      // following the thread
+	StepStream      Step = "stream"       // the RPC stream the driver follows the thread on
+	StepRestart     Step = "restart"      // restarting the server until its ready line
+	StepRestartRead Step = "restart-read" // reading the thread back after the restart
 )
 
 // RunInfo is the body of the MarkRun mark: what the checks need to know about
@@ -77,7 +98,7 @@ type (
 	// StepMark is the body of MarkSetupFailed and MarkDriverError: the step
 	// that failed and why.
 	StepMark struct {
-		Step  string `json:"step"`
+		Step  Step   `json:"step"`
 		Error string `json:"error"`
 	}
 	// DeadlineMark is the body of MarkDeadline.
@@ -89,7 +110,7 @@ type (
 	}
 	// InterruptedMark is the body of MarkInterrupted: where the driver was.
 	InterruptedMark struct {
-		Step  string `json:"step,omitempty"`
+		Step  Step   `json:"step,omitempty"`
 		Phase Phase  `json:"phase,omitempty"`
 		While string `json:"while,omitempty"` // as in DeadlineMark
 	}

@@ -349,14 +349,14 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	r.setPhase(replay.PhaseStarting)
 	gate, err := record.StartGate(bg, r.rec, nil)
 	if err != nil {
-		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: "gate", Error: err.Error()})
+		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: replay.StepGate, Error: err.Error()})
 		return false
 	}
 	defer gate.Close()
 
 	proxy, err := r.startProxy(bg)
 	if err != nil {
-		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: "proxy", Error: err.Error()})
+		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: replay.StepProxy, Error: err.Error()})
 		return false
 	}
 	defer func() {
@@ -368,7 +368,7 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 
 	tap, err := startProviderTap(r.rec, r.secretLearned)
 	if err != nil {
-		r.mark(replay.MarkSetupFailed, map[string]string{"step": "provider-tap", "error": err.Error()})
+		r.mark(replay.MarkSetupFailed, replay.StepMark{Step: replay.StepProviderTap, Error: err.Error()})
 		return false
 	}
 	defer func() {
@@ -386,7 +386,7 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 		}
 	}()
 	if err := r.startServer(ctx, bg); err != nil {
-		return r.endEarly(parent, ctx, "server", err)
+		return r.endEarly(parent, ctx, replay.StepServer, err)
 	}
 
 	r.setPhase(replay.PhaseSetup)
@@ -416,13 +416,13 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 		srv.Stop(bg)
 	}
 	if err := r.startServer(ctx, bg); err != nil {
-		return r.endEarly(parent, ctx, "restart", err)
+		return r.endEarly(parent, ctx, replay.StepRestart, err)
 	}
 	if _, _, err := client.ReadThread(ctx, sc.threadID); err != nil {
 		var httpErr *t3.HTTPError
 		if !errors.As(err, &httpErr) {
 			// Not an HTTP answer the checks can judge: say why.
-			return r.endEarly(parent, ctx, "restart-read", err)
+			return r.endEarly(parent, ctx, replay.StepRestartRead, err)
 		}
 	}
 	return false
@@ -430,7 +430,7 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 
 // endEarly records why the run could not go on, as the mark the engine turns
 // into the failing check.
-func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool {
+func (r *run) endEarly(parent, ctx context.Context, step replay.Step, err error) bool {
 	switch {
 	case parent.Err() != nil:
 		r.mark(replay.MarkInterrupted, replay.InterruptedMark{Step: step, While: doing(step)})
@@ -443,7 +443,7 @@ func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool
 		// The engine has judged the unexpected exit already (server-alive).
 		return false
 	}
-	if step == "restart-read" || step == "stream" {
+	if step == replay.StepRestartRead || step == replay.StepStream {
 		r.mark(replay.MarkDriverError, replay.StepMark{Step: step, Error: err.Error()})
 		return false
 	}
@@ -451,32 +451,32 @@ func (r *run) endEarly(parent, ctx context.Context, step string, err error) bool
 	return false
 }
 
-// doing says what the driver was doing at step (a setup step, "server",
-// "restart", "restart-read" or "running"), for the deadline and interrupted
+// doing says what the driver was doing at step (a setup step, the server's
+// start or restart, the restart read or the running scenario), for the deadline and interrupted
 // marks: the verdict says "the 20s timeout expired while starting the
 // server", not a phase the run never reached.
-func doing(step string) string {
+func doing(step replay.Step) string {
 	switch step {
-	case "server":
+	case replay.StepServer:
 		return "starting the server (it had not printed its ready line)"
-	case "restart":
+	case replay.StepRestart:
 		return "restarting the server (it had not printed its ready line)"
-	case "restart-read":
+	case replay.StepRestartRead:
 		return "reading the thread back after the restart"
-	case "token":
+	case replay.StepToken:
 		return "setting up: exchanging the bootstrap token"
-	case "project":
+	case replay.StepProject:
 		return "setting up: creating the project"
-	case "ticket":
+	case replay.StepTicket:
 		return "setting up: getting the WebSocket ticket"
-	case "connect":
+	case replay.StepConnect:
 		return "setting up: connecting the RPC socket"
-	case "launch":
+	case replay.StepLaunch:
 		return "setting up: launching the thread"
-	case "running":
+	case replay.StepRunning:
 		return "running the scenario (following the thread)"
 	}
-	return step
+	return string(step)
 }
 
 // serverDied reports whether the server exited without being asked to, waiting
@@ -540,7 +540,7 @@ func (r *run) startProxy(ctx context.Context) (*record.Server, error) {
 
 // session is the authenticated connection to the server for the scenario.
 type session struct {
-	step     string // the setup step that failed
+	step     replay.Step // the setup step that failed
 	client   *t3.Client
 	rpc      *t3.RPCClient
 	threadID string
@@ -559,24 +559,24 @@ func (s *session) close() {
 // launches the scenario's thread.
 func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*session, error) {
 	s := &session{client: client}
-	s.step = "token"
+	s.step = replay.StepToken
 	token, err := client.ExchangeToken(ctx, r.bootstrapToken)
 	if err != nil {
 		return s, fmt.Errorf("authentication failed: %w", err)
 	}
 	r.secretLearned(token)
-	s.step = "project"
+	s.step = replay.StepProject
 	projectID := t3.NewUUID()
 	if _, err := client.CreateProject(ctx, projectID, "Background verification", r.ws.project); err != nil {
 		return s, fmt.Errorf("project creation failed: %w", err)
 	}
-	s.step = "ticket"
+	s.step = replay.StepTicket
 	ticket, err := client.WebSocketTicket(ctx)
 	if err != nil {
 		return s, fmt.Errorf("WebSocket authentication failed: %w", err)
 	}
 	r.secretLearned(ticket)
-	s.step = "connect"
+	s.step = replay.StepConnect
 	if s.rpc, err = client.DialRPC(ctx, ticket, &t3.RPCOptions{Serialization: r.opts.Serialization}); err != nil {
 		return s, fmt.Errorf("RPC connection failed: %w", err)
 	}
@@ -587,7 +587,7 @@ func (r *run) setup(ctx context.Context, client *t3.Client, gateURL string) (*se
 		Scenario: r.opts.Scenario, ThreadID: s.threadID, ProjectID: projectID, Secret: r.secret,
 		GateURL: gateURL, Provider: r.opts.Provider, Model: r.opts.Model, FailGate: r.opts.FailGate,
 	})
-	s.step = "launch"
+	s.step = replay.StepLaunch
 	launch := map[string]any{
 		"commandId":         t3.NewUUID(),
 		"threadId":          s.threadID,

@@ -102,7 +102,7 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 				r.live.WaitFor(r.lastSeq())
 				return outcomeDecided
 			}
-			seq := r.mark(replay.MarkDriverError, replay.StepMark{Step: "stream", Error: trimError(err)})
+			seq := r.mark(replay.MarkDriverError, replay.StepMark{Step: replay.StepStream, Error: trimError(err)})
 			r.live.WaitFor(seq)
 			return outcomeDecided
 		case st := <-r.live.Updates():
@@ -132,11 +132,11 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 // cutShort marks why the run stopped before the engine decided.
 func (r *run) cutShort(ctx context.Context) outcome {
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-		seq := r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds(), While: doing("running")})
+		seq := r.mark(replay.MarkDeadline, replay.DeadlineMark{TimeoutSeconds: r.opts.Timeout.Seconds(), While: doing(replay.StepRunning)})
 		r.live.WaitFor(seq)
 		return outcomeDecided
 	}
-	seq := r.mark(replay.MarkInterrupted, replay.InterruptedMark{Phase: replay.PhaseRunning, While: doing("running")})
+	seq := r.mark(replay.MarkInterrupted, replay.InterruptedMark{Phase: replay.PhaseRunning, While: doing(replay.StepRunning)})
 	r.live.WaitFor(seq)
 	return outcomeInterrupted
 }
