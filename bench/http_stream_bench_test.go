@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -76,9 +77,10 @@ func BenchmarkHTTPStream(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	buf := make([]byte, 256<<10)
-	fetch := func(base string) (mbps float64, peak uint64) {
+	fetch := func(base string) (mbps float64, peak uint64, cpu time.Duration) {
 		runtime.GC()
 		stopPeak := heapPeak()
+		cpu0 := cpuTime()
 		start := time.Now()
 		res, err := client.Get(base + "/stream")
 		if err != nil {
@@ -90,15 +92,20 @@ func BenchmarkHTTPStream(b *testing.B) {
 			b.Fatalf("got %d bytes (%v), want %d", n, err, streamBytes)
 		}
 		d := time.Since(start)
-		return streamBytes / d.Seconds() / 1e6, stopPeak()
+		return streamBytes / d.Seconds() / 1e6, stopPeak(), cpuTime() - cpu0
 	}
 	var best [2]float64
 	var peak [2]uint64
+	var cpu [2]time.Duration
 	for range streamRounds {
 		for i, base := range []string{upstream.URL, u} {
-			mbps, pk := fetch(base)
+			mbps, pk, c := fetch(base)
 			best[i] = max(best[i], mbps)
 			peak[i] = max(peak[i], pk)
+			cpu[i] = min(cpu[i], c)
+			if cpu[i] == 0 {
+				cpu[i] = c
+			}
 		}
 	}
 	for i, name := range []string{"direct", "recorded"} {
@@ -106,6 +113,15 @@ func BenchmarkHTTPStream(b *testing.B) {
 			b.ReportMetric(best[i], "MB/s")
 			b.ReportMetric(float64(peak[i])/(1<<20), "peak-MB")
 			b.ReportMetric(float64(streamBudget)/float64(peak[i]), "budget-ratio")
+			b.ReportMetric(cpu[i].Seconds(), "cpu-s")
 		})
 	}
+}
+
+// cpuTime is the CPU time this process has used, user and system: what a
+// fetch costs, whatever else the machine is doing.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

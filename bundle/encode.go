@@ -41,6 +41,13 @@ func appendLineHead(dst []byte, seq uint64, t int64) []byte {
 // brace. It does not depend on Seq or T, so it can be encoded before the event
 // takes its place (see Encode).
 func appendEventTail(dst []byte, ev *Event) []byte {
+	dst = appendEventHead(dst, ev)
+	dst = appendPayload(dst, ev.Body)
+	return appendEventEnd(dst, ev)
+}
+
+// appendEventHead appends the fields of the tail before the payload.
+func appendEventHead(dst []byte, ev *Event) []byte {
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, string(ev.Kind))
 	dst = appendField(dst, `,"conn":`, ev.Conn)
@@ -63,7 +70,11 @@ func appendEventTail(dst []byte, ev *Event) []byte {
 			dst = appendString(dst, string(ev.Attrs))
 		}
 	}
-	dst = appendPayload(dst, ev.Body)
+	return dst
+}
+
+// appendEventEnd appends the fields of the tail after the payload.
+func appendEventEnd(dst []byte, ev *Event) []byte {
 	dst = appendInt(dst, `,"size":`, ev.Size)
 	if ev.Truncated {
 		dst = append(dst, `,"truncated":true`...)
@@ -89,6 +100,10 @@ func appendPayload(dst []byte, p Payload) []byte {
 		dst = base64.StdEncoding.AppendEncode(dst, p.Data)
 		dst = append(dst, '"')
 	}
+	return appendBinaryFlag(dst, p)
+}
+
+func appendBinaryFlag(dst []byte, p Payload) []byte {
 	if p.Binary {
 		dst = append(dst, `,"binary":true`...)
 	}

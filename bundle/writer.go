@@ -295,7 +295,18 @@ func (w *Writer) appendLocked(ev *Event, e *Encoded, t int64) uint64 {
 	w.lastT = t
 	n := len(w.batch)
 	w.batch = appendLineHead(w.batch, ev.Seq, t)
-	if len(e.tail) > bigLine {
+	if e.body != nil {
+		// A huge JSON payload goes to the compressor as it is, between the
+		// batch that ends with the line's start and the one that begins
+		// with its end.
+		w.batch = append(w.batch, e.tail...)
+		w.bytes += int64(len(w.batch)-n) + int64(len(e.body)) + int64(len(e.post)) + 1
+		w.sendLocked(job{})
+		body := e.body
+		w.batch = append(w.batch, e.post...)
+		w.batch = append(w.batch, '\n')
+		w.jobs <- job{lines: body, release: e}
+	} else if len(e.tail) > bigLine {
 		// A huge line (a 64 MiB message) goes to the compressor as it is,
 		// after the batch that ends with its head, instead of being copied:
 		// the copy would hold the message a third time in memory.
@@ -397,11 +408,16 @@ func (w *Writer) Flush() error {
 		w.mu.Unlock()
 		return ErrClosed
 	}
-	if !w.unflushed {
-		w.mu.Unlock()
-		return nil
+	var ack chan error
+	if w.unflushed {
+		ack = w.flushLocked()
+	} else {
+		// Nothing new, but a flush asked for earlier (by the flusher, or an
+		// event that flushes at once) may still be on its way to the
+		// compressor: wait until it is past that too.
+		ack = make(chan error, 1)
+		w.sendLocked(job{ack: ack})
 	}
-	ack := w.flushLocked()
 	w.mu.Unlock()
 	return <-ack
 }

@@ -14,6 +14,9 @@ import (
 type Encoded struct {
 	ev   *Event
 	tail []byte // from `,"kind":` to the closing brace
+	// A huge JSON payload is not copied into the line: tail then ends
+	// before it, body is the payload itself and post the rest of the line.
+	body, post []byte
 }
 
 var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
@@ -21,7 +24,10 @@ var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
 // Encode checks ev and encodes it for Writer.AppendEncoded. ev.Kind must be
 // set and must not be header or trailer; ev.Attrs, if set, must be one JSON
 // value without line breaks. ev must not change until it is appended: the
-// line is what ev was at Encode.
+// line is what ev was at Encode. A JSON payload larger than 1 MiB is not
+// copied (a 64 MiB message would be held twice): its bytes must not change
+// until the Writer has written them, that is until a Flush after the append
+// returns (or Close).
 func Encode(ev *Event) (*Encoded, error) {
 	if err := checkAppendable(ev); err != nil {
 		return nil, err
@@ -49,6 +55,12 @@ func checkAppendable(ev *Event) error {
 // that Writer.Append does not make its argument escape to the heap.
 func encodeTail(ev *Event) *Encoded {
 	e := encodedPool.Get().(*Encoded)
+	if len(ev.Body.Data) > bigLine && payloadEncoding(ev.Body) == EncodingJSON {
+		e.tail = append(appendEventHead(e.tail[:0], ev), `,"json":`...)
+		e.body = ev.Body.Data
+		e.post = appendEventEnd(appendBinaryFlag(e.post[:0], ev.Body), ev)
+		return e
+	}
 	e.tail = appendEventTail(e.tail[:0], ev)
 	return e
 }
@@ -56,7 +68,7 @@ func encodeTail(ev *Event) *Encoded {
 // Release returns e's buffer for reuse by a later Encode. Use it only for an
 // Encoded that will not be appended; AppendEncoded releases its argument.
 func (e *Encoded) Release() {
-	e.ev = nil
+	e.ev, e.body = nil, nil
 	if cap(e.tail) > 1<<20 {
 		e.tail = nil // do not pin the buffer of one huge message
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,6 +58,54 @@ func TestAppendEncoded(t *testing.T) {
 	}
 }
 
+// TestHugeJSONPayloadNotCopied: a JSON payload above bigLine goes to the
+// compressor by reference, between the start and the end of its line; the
+// bundle reads back the same, with the trailer's byte count and digest right,
+// among short lines on both sides.
+func TestHugeJSONPayloadNotCopied(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_1","state":"idle"},`, bigLine/29+1) + `{}]}`)
+	events := []Event{
+		{Kind: KindWSMessage, Conn: "ws1", Body: Text([]byte(`{"n":1}`))},
+		{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Body: Text(huge), Size: int64(len(huge)) + 7, Truncated: true, Err: "cut"},
+		{Kind: KindMark, Name: "after", Body: Text([]byte(`{"n":3}`))},
+	}
+	for i := range events {
+		ev := events[i]
+		e, err := Encode(&ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (e.body != nil) != (i == 1) {
+			t.Fatalf("event %d: payload by reference %v", i, e.body != nil)
+		}
+		if _, err := w.AppendEncoded(e); err != nil {
+			t.Fatal(err)
+		}
+		events[i].Seq, events[i].T = ev.Seq, ev.T
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf, &ReaderOptions{MaxLine: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := readAll(t, r)
+	if diff := cmp.Diff(events, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	// The reader checked the trailer's digest against the lines.
+	if tr := r.Trailer(); tr == nil || tr.Events != 4 {
+		t.Errorf("trailer %+v, want one counting the header and 3 events", tr)
+	}
+}
+
 // TestBackgroundErrorIsSticky checks that a write error met by the
 // compressor on a batch nobody waits for is returned by the next call.
 func TestBackgroundErrorIsSticky(t *testing.T) {
@@ -81,5 +131,71 @@ func TestBackgroundErrorIsSticky(t *testing.T) {
 	}
 	if err := w.Close(); !errors.Is(err, boom) {
 		t.Errorf("Close = %v, want %v", err, boom)
+	}
+}
+
+// gatedWriter holds every Write once hold is set, until open is closed.
+type gatedWriter struct {
+	hold    atomic.Bool
+	open    chan struct{}
+	entered chan struct{} // receives once a Write waits
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	if g.hold.Load() {
+		select {
+		case g.entered <- struct{}{}:
+		default:
+		}
+		<-g.open
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.Write(p)
+}
+
+func (g *gatedWriter) len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.Len()
+}
+
+// TestFlushWaitsForAFlushInFlight: Flush returns only once everything
+// appended before it is written, also when the flush that writes it was asked
+// for by someone else (an event that flushes at once) and is still on its
+// way. The WebSocket recorder reuses a big message's buffer after Flush.
+func TestFlushWaitsForAFlushInFlight(t *testing.T) {
+	g := &gatedWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
+	w, err := NewWriter(g, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := g.len()
+	g.hold.Store(true)
+	appended := make(chan error, 1)
+	go func() {
+		_, err := w.Append(&Event{Kind: KindMark, Name: "flushes at once"})
+		appended <- err
+	}()
+	<-g.entered // the mark's flush is at the gate
+	var opened atomic.Bool
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		opened.Store(true)
+		close(g.open)
+	}()
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !opened.Load() || g.len() == before {
+		t.Fatal("Flush returned before the flush in flight was written")
+	}
+	if err := <-appended; err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -83,6 +83,9 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true // relay bodies as the upstream encodes them
 		t.MaxIdleConnsPerHost = 64  // many concurrent clients share one upstream
+		// A busy streamed body is read in large pieces, several of the
+		// upstream's chunks per system call (see relayBody).
+		t.ReadBufferSize = chunkSize
 		p.transport = t
 	}
 	if p.maxMsg <= 0 {

@@ -159,6 +159,7 @@ func (p *Proxy) refuseUpgrade(w http.ResponseWriter, r *http.Request, resp *http
 // pump relays what src sends to dst until src's stream ends.
 func (rl *wsRelay) pump(src, dst *wsPeer) {
 	st := newWSStream(rl, src)
+	defer st.abandon()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.r.Read(buf)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -447,11 +448,11 @@ func TestProxyWebSocketNotAFrame(t *testing.T) {
 // TestProxyWebSocketBigMessage relays a message of the proxy's default limit
 // (64 MiB) each way, compressed and not, and records it whole. Under the race
 // detector, which makes it minutes long, the message is 8 MiB: still past
-// the size from which the recording settles each message (wsSettle).
+// the size from which a message is big (wsBig).
 func TestProxyWebSocketBigMessage(t *testing.T) {
 	size := DefaultMaxMessageSize
 	if raceEnabled {
-		size = 2 * wsSettle
+		size = 2 * wsBig
 	}
 	for name, mode := range map[string]websocket.CompressionMode{"plain": websocket.CompressionDisabled, "compressed": websocket.CompressionContextTakeover} {
 		t.Run(name, func(t *testing.T) {
@@ -474,5 +475,65 @@ func TestProxyWebSocketBigMessage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProxyWebSocketBigMessagesReuse sends a run of different big JSON
+// messages each way, with small ones between them, back to back: big
+// messages' buffers are reused from one message to the next and the bundle
+// writer takes a big JSON body without copying it, so each recorded message
+// must still be exactly the one sent, none overwritten by a later one.
+func TestProxyWebSocketBigMessagesReuse(t *testing.T) {
+	size := wsBig + wsBig/2
+	testkit.CheckLeaks(t)
+	up := startEchoUpstream(t, websocket.CompressionDisabled)
+	r := startRecording(t, up.URL, nil)
+	c := dialProxy(t, r, "/ws", nil)
+	var sent [][]byte
+	for i := range 6 {
+		item := fmt.Sprintf(`{"n":%d,"pad":"%s"},`, i, strings.Repeat(string(rune('a'+i)), 40))
+		sent = append(sent, []byte(`{"items":[`+strings.Repeat(item, size/len(item))+`{}]}`), fmt.Appendf(nil, `{"small":%d}`, i))
+	}
+	ctx := context.Background()
+	echoed := make(chan error, 1)
+	go func() {
+		for _, want := range sent {
+			_, got, err := c.Read(ctx)
+			if err == nil && !bytes.Equal(got, want) {
+				err = fmt.Errorf("echo of a %d-byte message came back as %d bytes", len(want), len(got))
+			}
+			if err != nil {
+				echoed <- err
+				return
+			}
+		}
+		echoed <- nil
+	}()
+	for _, msg := range sent {
+		if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-echoed; err != nil {
+		t.Fatal(err)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	<-up.closes
+	r.waitRelays()
+	byDir := map[bundle.Dir][]bundle.Event{}
+	for _, ev := range ofKinds(r.stop(), "ws.message") {
+		byDir[ev.Dir] = append(byDir[ev.Dir], ev)
+	}
+	for _, dir := range []bundle.Dir{bundle.DirClientToServer, bundle.DirServerToClient} {
+		msgs := byDir[dir]
+		if len(msgs) != len(sent) {
+			t.Errorf("%s: %d messages recorded, want %d", dir, len(msgs), len(sent))
+			continue
+		}
+		for i, ev := range msgs {
+			if want := sent[i]; !bytes.Equal(ev.Body.Data, want) || ev.Truncated {
+				t.Errorf("%s message %d recorded as %d bytes beginning %.30q, want %d beginning %.30q", dir, i, len(ev.Body.Data), ev.Body.Data, len(want), want)
+			}
+		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,12 +19,16 @@ import (
 // instead of growing memory.
 const wsQueueMax = 8 << 20
 
-// wsSettle is the message size from which the recording of a message waits
-// until the bundle writer has compressed the one before, and gives the memory
-// of a message back as soon as it is encoded, before the relay may take the
-// next: a run of 64 MiB messages then holds one message and one encoded line
-// at a time (about twice the message), not four or more.
-const wsSettle = 4 << 20
+// wsBig is the message size from which a message is big: its buffer is one
+// of a connection's bigSlots, reused from message to message, and its
+// recording waits until the bundle writer has written it before the buffer
+// is given back. A run of 64 MiB messages then holds two at a time, one being
+// relayed while the one before is recorded, and makes no garbage: memory
+// stays near twice the message size without forcing the garbage collector.
+const wsBig = 4 << 20
+
+// bigSlots is how many big messages a connection holds at once.
+const bigSlots = 2
 
 // wsItem is one event of a relayed connection waiting to be recorded in the
 // place the relay took for it.
@@ -33,21 +37,25 @@ type wsItem struct {
 	ev      *bundle.Event
 	held    int64
 	inflate bool
+	big     []byte // the buffer of a big message, given back once written
 }
 
 // wsQueue hands a connection's events from its two relay directions to the
 // goroutine that records them, in the order their places were taken.
 type wsQueue struct {
-	rl       *wsRelay
-	inflate  [2]*wsInflater // by direction: c2s, s2c
-	mu       sync.Mutex
-	room     sync.Cond // held went down
-	items    []wsItem
-	held     int64
-	closed   bool
-	wake     chan struct{}
-	spare    []wsItem
-	settling bool
+	rl      *wsRelay
+	inflate [2]*wsInflater // by direction: c2s, s2c
+	mu      sync.Mutex
+	room    sync.Cond // held went down
+	items   []wsItem
+	held    int64
+	closed  bool
+	wake    chan struct{}
+	spare   []wsItem
+
+	// Big messages (guarded by mu, waited for with room).
+	bigUsed  int      // slots taken: messages being relayed or recorded
+	bigSpare [][]byte // buffers of recorded big messages, for the next
 }
 
 func newWSQueue(rl *wsRelay, resp http.Header) *wsQueue {
@@ -81,6 +89,36 @@ func (q *wsQueue) waitRoom() {
 	q.mu.Unlock()
 }
 
+// takeBig takes one of the connection's big-message slots for a message of
+// at least n bytes, waiting while both are taken, and returns a spare buffer
+// (empty, capacity at least n) if there is one.
+func (q *wsQueue) takeBig(n int) []byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.bigUsed >= bigSlots && !q.closed {
+		q.room.Wait()
+	}
+	q.bigUsed++
+	for i, b := range q.bigSpare {
+		if cap(b) >= n {
+			q.bigSpare = slices.Delete(q.bigSpare, i, i+1)
+			return b[:0]
+		}
+	}
+	return nil
+}
+
+// giveBig gives a slot back, with its buffer for reuse if buf is not nil.
+func (q *wsQueue) giveBig(buf []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.bigUsed--
+	if buf != nil && len(q.bigSpare) < bigSlots {
+		q.bigSpare = append(q.bigSpare, buf[:0])
+	}
+	q.room.Broadcast()
+}
+
 // close ends run once everything pushed is recorded.
 func (q *wsQueue) close() {
 	q.mu.Lock()
@@ -96,6 +134,8 @@ func (q *wsQueue) close() {
 // run records the queued events until close.
 func (q *wsQueue) run() {
 	rec := q.rl.p.rec
+	var bigs sync.WaitGroup
+	defer bigs.Wait()
 	for {
 		q.mu.Lock()
 		batch := q.items
@@ -108,20 +148,24 @@ func (q *wsQueue) run() {
 				q.inflate[dirIndex(it.ev.Dir)].message(it.ev, q.rl.p.maxMsg)
 			}
 			held := it.held
-			if held >= wsSettle {
-				// Wait until the line of the last huge message is compressed
-				// and give its memory back before encoding this one.
-				_ = rec.flush()
-				debug.FreeOSMemory()
+			if it.big != nil {
+				// A big message is redacted and encoded on a goroutine of
+				// its own, while the next events are recorded (its place
+				// in the order is taken). The writer may take its body as
+				// it is: the buffer is reused only once the writer is done
+				// with it, and not at all if a subscriber may still read
+				// it. The big slots bound how many run at once.
+				res, ev, big := it.res, it.ev, it.big
+				bigs.Go(func() {
+					if res.EmitWritten(ev) != nil || rec.Retains() {
+						big = nil
+					}
+					q.giveBig(big)
+				})
+			} else {
+				_ = it.res.Emit(it.ev)
 			}
-			_ = it.res.Emit(it.ev)
 			*it = wsItem{}
-			if held >= wsSettle {
-				// This message is encoded and its line is with the writer:
-				// give the message's memory back now, before the relay may
-				// take the next one.
-				debug.FreeOSMemory()
-			}
 			if held > 0 {
 				q.mu.Lock()
 				q.held -= held

@@ -30,6 +30,7 @@ type wsStream struct {
 	msgType  wsframe.Opcode
 	msgDefl  bool   // its first frame had RSV1: permessage-deflate compressed
 	msg      []byte // its payload, up to the proxy's MaxMessageSize
+	msgBig   bool   // it holds one of the connection's big slots (wsBig)
 	msgSize  int64  // its payload bytes in all
 	ctl      []byte // the current control frame's payload
 	broken   bool   // a frame could not be parsed: the rest is relayed unrecorded
@@ -139,7 +140,9 @@ func (s *wsStream) begin(h wsframe.Header) bool {
 
 // grow makes room for n more bytes of the message. The first frame of a small
 // message takes a piece of the arena (capped, so that a longer message moves
-// out of it rather than writing over the next piece).
+// out of it rather than writing over the next piece). A message that reaches
+// wsBig takes one of the connection's big slots, and its buffer if one is
+// spare.
 func (s *wsStream) grow(n int) {
 	if s.msg == nil && n <= arenaMax {
 		if cap(s.arena)-len(s.arena) < n {
@@ -150,7 +153,22 @@ func (s *wsStream) grow(n int) {
 		s.arena = s.arena[:l+n]
 		return
 	}
+	if !s.msgBig && len(s.msg)+n >= wsBig {
+		s.msgBig = true
+		if buf := s.rl.q.takeBig(len(s.msg) + n); buf != nil {
+			s.msg = append(buf, s.msg...)
+		}
+	}
 	s.msg = slices.Grow(s.msg, n)
+}
+
+// abandon gives back the big slot of a message that will not be recorded:
+// the stream ended or broke in the middle of it.
+func (s *wsStream) abandon() {
+	if s.msgBig {
+		s.msgBig = false
+		s.rl.q.giveBig(nil)
+	}
 }
 
 // payload follows payload bytes of the current frame.
@@ -207,8 +225,13 @@ func (s *wsStream) endFrame() {
 	if s.msgSize > int64(len(s.msg)) {
 		ev.Truncated, ev.Size = true, s.msgSize
 	}
-	rl.record(ev, int64(len(s.msg)), s.msgDefl)
-	s.msgOpen, s.msg = false, nil
+	if s.msgBig {
+		// Bounded by the big slots, not by the queue's bytes.
+		rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, inflate: s.msgDefl, big: s.msg})
+	} else {
+		rl.record(ev, int64(len(s.msg)), s.msgDefl)
+	}
+	s.msgOpen, s.msg, s.msgBig = false, nil, false
 }
 
 // fail stops following the stream after a frame that breaks the protocol:
@@ -216,6 +239,7 @@ func (s *wsStream) endFrame() {
 // proxy), and the break is recorded as ws.error.
 func (s *wsStream) fail(err error) {
 	s.broken = true
+	s.abandon()
 	rl := s.rl
 	rl.record(&bundle.Event{Kind: bundle.KindWSError, Conn: rl.id, Dir: s.side.dir,
 		Err: "the " + s.side.name + " sent bytes that are not a WebSocket frame (" + err.Error() + "); what follows is relayed but not recorded"}, 0, false)

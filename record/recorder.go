@@ -288,6 +288,31 @@ func (res *Reservation) Emit(ev *bundle.Event) error {
 	return res.err
 }
 
+// EmitWritten is Emit, and then waits until the event is in the bundle:
+// every place before it filled, the event written and the writer's
+// compression of it done (as flush). Then, unless Retains, nothing of the
+// recording refers to ev's body any more, and its bytes may be reused (the
+// bundle writer takes a huge JSON body as it is, without a copy).
+func (res *Reservation) EmitWritten(ev *bundle.Event) error {
+	r := res.r
+	r.mu.Lock()
+	if res.state == resWaiting && res.done == nil {
+		res.done = make(chan struct{})
+	}
+	done := res.done
+	r.mu.Unlock()
+	if err := res.Emit(ev); err != nil {
+		return err
+	}
+	if done != nil {
+		<-done
+	}
+	if err := res.err; err != nil {
+		return err
+	}
+	return r.flush()
+}
+
 // Cancel gives the place up: nothing is recorded in it.
 func (res *Reservation) Cancel() {
 	r := res.r

@@ -36,6 +36,11 @@ type fieldSet struct {
 	// so the scan is one vectorised IndexByte pass per anchor for most
 	// payloads (anchoring on "oken" would stop at every 'o').
 	anchors []byte
+	// after[i] lists, lowercased, the two bytes that follow anchors[i] in
+	// the names that contain it (0 past a name's end): an anchor followed by
+	// anything else starts no name, and the scan moves on without reading
+	// the word around it ("task" or "background" in a JSON payload).
+	after [][][2]byte
 }
 
 // anchorRarity orders the letters from rarest to commonest in English text
@@ -67,7 +72,33 @@ func newFieldSet(names []string) *fieldSet {
 			fs.anchors = append(fs.anchors, up)
 		}
 	}
+	fs.after = make([][][2]byte, len(fs.anchors))
+	for i, a := range fs.anchors {
+		for _, n := range fs.names {
+			for p := range len(n) {
+				if lower(n[p]) == lower(a) {
+					if f := followers([]byte(n), p); !slices.Contains(fs.after[i], f) {
+						fs.after[i] = append(fs.after[i], f)
+					}
+				}
+			}
+		}
+	}
 	return fs
+}
+
+// followers returns the two bytes after w[p] that are part of the word,
+// lowercased, 0 for none.
+func followers(w []byte, p int) [2]byte {
+	var f [2]byte
+	for j := range f {
+		if q := p + 1 + j; q < len(w) && isIdent(w[q]) {
+			f[j] = lower(w[q])
+		} else {
+			break
+		}
+	}
+	return f
 }
 
 // anchorIn returns the index in fs.anchors of the first anchor w contains, or
@@ -222,7 +253,11 @@ func (r *redactor) event(ev *bundle.Event, set *secretSet) {
 		}
 	}
 	learned = r.learn([]byte(ev.URL)) || learned
-	learned = r.learn(ev.Body.Data) || learned
+	// A body may be 64 MiB: it is searched for field names once.
+	bodyHint := r.fields.hint(ev.Body.Data)
+	if bodyHint {
+		learned = r.learnFields(ev.Body.Data) || learned
+	}
 	if learned {
 		set = r.load()
 	}
@@ -235,7 +270,7 @@ func (r *redactor) event(ev *bundle.Event, set *secretSet) {
 	ev.Err = r.str(ev.Err, set)
 	ev.Name = r.str(ev.Name, set)
 	if ev.Body.Data != nil {
-		ev.Body.Data = r.text(ev.Body.Data, set)
+		ev.Body.Data = r.textHinted(ev.Body.Data, set, bodyHint)
 	}
 	if ev.Attrs != nil {
 		ev.Attrs = r.text(ev.Attrs, set)
@@ -361,9 +396,11 @@ func maskCredential(k, v string) string {
 // learn adds the value of every token field in b as a secret and reports
 // whether any was new.
 func (r *redactor) learn(b []byte) bool {
-	if !r.fields.hint(b) {
-		return false
-	}
+	return r.fields.hint(b) && r.learnFields(b)
+}
+
+// learnFields is learn for b known to hold a token field name.
+func (r *redactor) learnFields(b []byte) bool {
 	learned := false
 	r.fields.scan(b, func(f field) {
 		for _, s := range f.values(b) {
@@ -377,8 +414,14 @@ func (r *redactor) learn(b []byte) bool {
 // itself when nothing needs replacing (the common, allocation-free path) and a
 // new slice otherwise.
 func (r *redactor) text(b []byte, set *secretSet) []byte {
+	return r.textHinted(b, set, r.fields.hint(b))
+}
+
+// textHinted is text for b of which hint says whether it holds a token field
+// name.
+func (r *redactor) textHinted(b []byte, set *secretSet, hint bool) []byte {
 	out := b
-	if r.fields.hint(b) {
+	if hint {
 		var fields []field
 		r.fields.scan(b, func(f field) { fields = append(fields, f) })
 		if len(fields) > 0 {
@@ -474,6 +517,14 @@ func (fs *fieldSet) each(b []byte, fn func(start, end int) bool) {
 				break
 			}
 			i += off
+			if !slices.Contains(fs.after[ai], followers(b, i)) {
+				// No name has this anchor followed by these bytes.
+				off = i + 1
+				if off >= len(b) {
+					break
+				}
+				continue
+			}
 			l, e := i, i+1
 			for l > 0 && isIdent(b[l-1]) {
 				l--
