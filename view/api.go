@@ -3,6 +3,7 @@ package view
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"slices"
@@ -93,11 +94,16 @@ func writeError(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var nf errNotFound
 	var bad errBadRequest
+	var format *bundle.FormatError
 	switch {
-	case errors.As(err, &nf):
+	case errors.As(err, &nf), errors.Is(err, fs.ErrNotExist): // a bundle file removed since
 		code = http.StatusNotFound
 	case errors.As(err, &bad):
 		code = http.StatusBadRequest
+	case errors.As(err, &format):
+		// The bundle cannot be read (not zstd, a broken line): the
+		// request is fine, the file it names is not; not a server fault.
+		code = http.StatusUnprocessableEntity
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)

@@ -569,3 +569,36 @@ func TestOpenAgreesWithReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIUnreadableBundle: asking for a bundle that cannot be read (not
+// zstd, empty, a broken line) is not a server fault: 422 with an error naming
+// the file; a bundle removed since the viewer started is 404. Nothing panics
+// and the corpus still lists them, unreadable.
+func TestAPIUnreadableBundle(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(dir, "good.zst"))
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(dir, "gone.zst"))
+	os.WriteFile(filepath.Join(dir, "garbage.zst"), []byte("not zstd at all"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.zst"), nil, 0o644)
+	_, ts := newTestServer(t, dir)
+	os.Remove(filepath.Join(dir, "gone.zst"))
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/api/bundle/garbage", http.StatusUnprocessableEntity, "garbage.zst is not a wireproof bundle: not zstd data"},
+		{"/api/bundle/garbage/events?from=0", http.StatusUnprocessableEntity, "garbage.zst"},
+		{"/api/bundle/empty/event/0", http.StatusUnprocessableEntity, "empty.zst is not a wireproof bundle: the file is empty"},
+		{"/api/diff?a=good&b=garbage", http.StatusUnprocessableEntity, "garbage.zst"},
+		{"/api/bundle/gone", http.StatusNotFound, "gone.zst"},
+		{"/api/bundle/..%2F..%2Fetc%2Fpasswd", http.StatusNotFound, `no bundle "../../etc/passwd"`},
+		{"/api/bundle/good/event/18446744073709551615", http.StatusNotFound, "no event with seq"},
+		{"/api/bundle/good/events?from=99999999999999999999", http.StatusBadRequest, "from must be a non-negative integer"},
+	} {
+		var e struct{ Error string }
+		if code := getJSON(t, ts.URL+tc.path, &e); code != tc.code || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("GET %s: %d %q, want %d and %q", tc.path, code, e.Error, tc.code, tc.want)
+		}
+	}
+}
