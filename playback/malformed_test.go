@@ -115,3 +115,33 @@ func TestMalformedJSONRPCMessages(t *testing.T) {
 		t.Errorf("report %+v: want the two malformed messages as misses, not the notification", rep)
 	}
 }
+
+// TestMissesListCapped: a client flooding playback with messages nothing
+// matches gets every one answered and counted, but the report lists only the
+// first MaxListedMisses, so playback's memory does not grow with the flood.
+func TestMissesListCapped(t *testing.T) {
+	path := recordSession(t, effectServer(t, false), func(base string) {
+		c := dialRPC(t, base, false)
+		c.send(`{"_tag":"Ping"}`)
+		c.expect(t3.TagPong, "")
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	c := dialRPC(t, srv.URL, false)
+	const n = MaxListedMisses + 200
+	for range n {
+		c.send(`garbage`)
+		c.expect(t3.TagDefect, "")
+	}
+	c.c.Close(websocket.StatusNormalClosure, "")
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missed != n || len(rep.Misses) != MaxListedMisses || rep.Clean() {
+		t.Errorf("missed %d, %d listed; want %d counted, %d listed", rep.Missed, len(rep.Misses), n, MaxListedMisses)
+	}
+	if !strings.Contains(rep.Summary(), "missed 1200,") || !strings.Contains(rep.Summary(), "... and 200 more misses, not listed") {
+		t.Errorf("summary does not give the count and what is not listed:\n%.300s", rep.Summary())
+	}
+}

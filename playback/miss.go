@@ -83,22 +83,33 @@ type Report struct {
 	// after every recorded match had been played (a client polling more
 	// often than when it was recorded gets the last answer again, a client
 	// that reconnects gets the recorded connection and its calls again).
-	Played   int        `json:"played"`
-	Repeated int        `json:"repeated"`
+	Played   int `json:"played"`
+	Repeated int `json:"repeated"`
+	// Missed counts every miss; Misses lists the first MaxListedMisses of
+	// them, so a client that floods playback with requests nothing matches
+	// cannot grow its memory without bound (OnMiss still sees each).
+	Missed   int        `json:"missed"`
 	Misses   []Miss     `json:"misses"`
 	Unplayed []Unplayed `json:"unplayed"`
 }
 
+// MaxListedMisses caps Report.Misses.
+const MaxListedMisses = 1000
+
 // Clean reports whether nothing missed and every recorded request was
 // played: what --strict requires.
-func (r *Report) Clean() bool { return len(r.Misses) == 0 && len(r.Unplayed) == 0 }
+func (r *Report) Clean() bool { return r.Missed == 0 && len(r.Misses) == 0 && len(r.Unplayed) == 0 }
 
 // Summary is the report in a few lines for a person.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "played %d, repeated %d, missed %d, never played %d\n", r.Played, r.Repeated, len(r.Misses), len(r.Unplayed))
+	missed := max(r.Missed, len(r.Misses))
+	fmt.Fprintf(&b, "played %d, repeated %d, missed %d, never played %d\n", r.Played, r.Repeated, missed, len(r.Unplayed))
 	for _, m := range r.Misses {
 		fmt.Fprintf(&b, "miss: %s\n", m.String())
+	}
+	if more := missed - len(r.Misses); more > 0 {
+		fmt.Fprintf(&b, "... and %d more misses, not listed\n", more)
 	}
 	for _, u := range r.Unplayed {
 		fmt.Fprintf(&b, "never played: %s seq %d %s\n", u.Kind, u.Seq, u.Request)

@@ -127,7 +127,10 @@ func (p *Player) Report() Report {
 
 func (p *Player) addMiss(m Miss) {
 	p.mu.Lock()
-	p.report.Misses = append(p.report.Misses, m)
+	p.report.Missed++
+	if len(p.report.Misses) < MaxListedMisses {
+		p.report.Misses = append(p.report.Misses, m)
+	}
 	p.mu.Unlock()
 	if p.opts.OnMiss != nil {
 		p.opts.OnMiss(m)

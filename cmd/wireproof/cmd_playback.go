@@ -160,7 +160,7 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 		return fmt.Errorf("stopping playback: %w", err)
 	}
 	if opts.strict && !rep.Clean() {
-		return playbackMissedError{misses: len(rep.Misses), unplayed: len(rep.Unplayed)}
+		return playbackMissedError{misses: rep.Missed, unplayed: len(rep.Unplayed)}
 	}
 	return nil
 }
