@@ -89,44 +89,12 @@ func echoServer() *httptest.Server {
 	}))
 }
 
-// plainRelay is an unrecorded coder/websocket relay, the reference for what
-// relaying alone costs.
+// plainRelay is httputil.ReverseProxy, which relays a WebSocket connection
+// as bytes once the upgrade is answered: what relaying alone costs, without
+// recording, in the way the recording proxy relays (bytes, not messages).
 func plainRelay(upstream string) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		up, _, err := websocket.Dial(r.Context(), wsURL(upstream)+r.URL.RequestURI(), nil)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer up.CloseNow()
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		c.SetReadLimit(64 << 20)
-		up.SetReadLimit(64 << 20)
-		ctx := context.Background()
-		pipe := func(src, dst *websocket.Conn) {
-			for {
-				typ, rd, err := src.Reader(ctx)
-				if err != nil {
-					dst.Close(websocket.StatusNormalClosure, "")
-					return
-				}
-				wr, err := dst.Writer(ctx, typ)
-				if err != nil {
-					return
-				}
-				io.Copy(wr, rd)
-				if wr.Close() != nil {
-					return
-				}
-			}
-		}
-		go pipe(up, c)
-		pipe(c, up)
-	}))
+	u, _ := url.Parse(upstream)
+	return httptest.NewServer(httputil.NewSingleHostReverseProxy(u))
 }
 
 // recordingProxy starts a recording proxy writing a real bundle in a temp dir.
@@ -157,8 +125,28 @@ func recordingProxy(b *testing.B, upstream string) (proxyURL string, stop func()
 	}
 }
 
+// wsOneWayMessages is how many 1 KiB messages one round of BenchmarkWSOneWay
+// sends each way, and wsOneWayRounds how many rounds it runs.
+const (
+	wsOneWayMessages = 32 << 10
+	wsOneWayRounds   = 5
+)
+
 // BenchmarkWSOneWay sends 1 KiB messages one way: directly, through a plain
-// relay, and through the recording proxy.
+// relay (httputil.ReverseProxy, which relays bytes as the recording proxy
+// does) and through the recording proxy, each round until the sink has
+// counted the last message. Two clients:
+//
+//   - interactive (MB/s): one message per write, as a browser or an agent's
+//     client sends them (coder/websocket's Write);
+//   - busy (busy-MB/s): messages back to back, many per write (batchClient),
+//     which shows what recording costs per byte when nothing else does: a
+//     relay that reads many messages at once spares the sink a wake-up per
+//     message, which the interactive figure credits to the relay.
+//
+// The three endpoints alternate, round after round, and each reports its
+// median round: a burst of load on a shared machine then slows one round of
+// each rather than all of one.
 func BenchmarkWSOneWay(b *testing.B) {
 	sink := sinkServer()
 	defer sink.Close()
@@ -166,18 +154,72 @@ func BenchmarkWSOneWay(b *testing.B) {
 	for i := range msgs {
 		msgs[i] = message(i)
 	}
-	run := func(b *testing.B, base string) { oneWay(b, base, msgs) }
-	b.Run("direct", func(b *testing.B) { run(b, sink.URL) })
-	b.Run("relay", func(b *testing.B) {
-		relay := plainRelay(sink.URL)
-		defer relay.Close()
-		run(b, relay.URL)
-	})
-	b.Run("recorded", func(b *testing.B) {
-		u, stop := recordingProxy(b, sink.URL)
-		defer stop()
-		run(b, u)
-	})
+	relay := plainRelay(sink.URL)
+	defer relay.Close()
+	u, stop := recordingProxy(b, sink.URL)
+	defer stop()
+	names := []string{"direct", "relay", "recorded"}
+	bases := []string{sink.URL, relay.URL, u}
+	interactive := make([][]float64, len(bases))
+	busy := make([][]float64, len(bases))
+	for range wsOneWayRounds {
+		for i, base := range bases {
+			interactive[i] = append(interactive[i], oneWayRound(b, base, msgs, false))
+			busy[i] = append(busy[i], oneWayRound(b, base, msgs, true))
+		}
+	}
+	for i, name := range names {
+		b.Run(name, func(b *testing.B) {
+			b.ReportMetric(median(interactive[i]), "MB/s")
+			b.ReportMetric(median(busy[i]), "busy-MB/s")
+		})
+	}
+}
+
+// oneWayRound sends wsOneWayMessages, one per write or batched, and returns
+// the throughput in MB/s until the sink has counted the last.
+func oneWayRound(b *testing.B, base string, msgs [][]byte, batched bool) float64 {
+	var got []byte
+	start := time.Now()
+	if batched {
+		c := dialBatch(b, base, "/sink")
+		defer c.conn.Close()
+		start = time.Now()
+		for i := range wsOneWayMessages {
+			c.send(b, msgs[i%len(msgs)])
+		}
+		c.send(b, []byte("done"))
+		c.flush(b)
+		got = c.read(b)
+	} else {
+		ctx := context.Background()
+		c, _, err := websocket.Dial(ctx, wsURL(base)+"/sink", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.CloseNow()
+		start = time.Now()
+		for i := range wsOneWayMessages {
+			if err := c.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.Write(ctx, websocket.MessageText, []byte("done"))
+		if _, got, err = c.Read(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := time.Since(start)
+	if string(got) != strconv.Itoa(wsOneWayMessages) {
+		b.Fatalf("sink counted %s messages, want %d", got, wsOneWayMessages)
+	}
+	return float64(wsOneWayMessages*len(msgs[0])) / d.Seconds() / 1e6
+}
+
+// median returns the middle of xs (sorted in place).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // oneWay sends b.N messages (msgs in turn) to the sink at base, as text, and
@@ -208,43 +250,61 @@ func oneWay(b *testing.B, base string, msgs [][]byte) {
 	c.Close(websocket.StatusNormalClosure, "")
 }
 
-// BenchmarkWSEcho measures echo round trips of 1 KiB messages and reports
-// their p50 and p99.
+// wsEchoTrips is how many round trips one round of BenchmarkWSEcho makes each
+// way, and wsEchoRounds how many rounds it runs.
+const (
+	wsEchoTrips  = 2000
+	wsEchoRounds = 5
+)
+
+// BenchmarkWSEcho measures echo round trips of 1 KiB messages, directly and
+// through the recording proxy, and reports the p50 and p99 of each. The two
+// alternate round after round on connections kept open, and the percentiles
+// are taken over all rounds' trips: a burst of load on a shared machine then
+// lands on both ways alike.
 func BenchmarkWSEcho(b *testing.B) {
 	echo := echoServer()
 	defer echo.Close()
 	msg := message(1)
-	run := func(b *testing.B, base string) {
-		ctx := context.Background()
+	u, stop := recordingProxy(b, echo.URL)
+	defer stop()
+	ctx := context.Background()
+	bases := []string{echo.URL, u}
+	conns := make([]*websocket.Conn, len(bases))
+	for i, base := range bases {
 		c, _, err := websocket.Dial(ctx, wsURL(base)+"/echo", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer c.CloseNow()
-		lat := make([]time.Duration, 0, b.N)
-		b.ResetTimer()
-		for range b.N {
-			start := time.Now()
-			if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
-				b.Fatal(err)
+		conns[i] = c
+	}
+	lat := make([][]time.Duration, len(bases))
+	for range wsEchoRounds {
+		for i, c := range conns {
+			for range wsEchoTrips {
+				start := time.Now()
+				if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := c.Read(ctx); err != nil {
+					b.Fatal(err)
+				}
+				lat[i] = append(lat[i], time.Since(start))
 			}
-			if _, _, err := c.Read(ctx); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(start))
 		}
-		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+	}
+	for _, c := range conns {
 		c.Close(websocket.StatusNormalClosure, "")
 	}
-	b.Run("direct", func(b *testing.B) { run(b, echo.URL) })
-	b.Run("recorded", func(b *testing.B) {
-		u, stop := recordingProxy(b, echo.URL)
-		defer stop()
-		run(b, u)
-	})
+	for i, name := range []string{"direct", "recorded"} {
+		b.Run(name, func(b *testing.B) {
+			l := lat[i]
+			slices.Sort(l)
+			b.ReportMetric(float64(l[len(l)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(l[len(l)*99/100].Nanoseconds()), "p99-ns")
+		})
+	}
 }
 
 // BenchmarkHTTPJSON fetches 20 KiB JSON responses from 8 concurrent clients

@@ -102,6 +102,8 @@ var lines = []line{
 	{name: "ws 1KiB one-way, recorded vs direct", bench: "BenchmarkWSOneWay/recorded", baseBench: "BenchmarkWSOneWay/direct", metric: "MB/s", higherIsBetter: true, target: 0.80, unit: "MB/s"},
 	{name: "ws 1KiB one-way, plain relay vs direct (reference)", bench: "BenchmarkWSOneWay/relay", baseBench: "BenchmarkWSOneWay/direct", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
 	{name: "ws 1KiB one-way, recorded vs plain relay (reference)", bench: "BenchmarkWSOneWay/recorded", baseBench: "BenchmarkWSOneWay/relay", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
+	{name: "ws 1KiB one-way busy client, recorded vs direct (ref)", bench: "BenchmarkWSOneWay/recorded", baseBench: "BenchmarkWSOneWay/direct", metric: "busy-MB/s", higherIsBetter: true, unit: "MB/s"},
+	{name: "ws 1KiB one-way busy client, relay vs direct (ref)", bench: "BenchmarkWSOneWay/relay", baseBench: "BenchmarkWSOneWay/direct", metric: "busy-MB/s", higherIsBetter: true, unit: "MB/s"},
 	{name: "ws echo p50, recorded/direct (slowdown)", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p50-ns", atMost: true, target: 3, unit: "ns"},
 	{name: "ws echo p99, recorded/direct (slowdown)", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
 	{name: "ws 64MiB one-way, recorded vs direct", bench: "BenchmarkWSBig/recorded", baseBench: "BenchmarkWSBig/direct", metric: "MB/s", higherIsBetter: true, target: 0.5, unit: "MB/s"},
