@@ -1,10 +1,5 @@
 package bundle
 
-import (
-	"errors"
-	"io"
-)
-
 // Contents is a whole bundle in memory: for tests, small tools and golden
 // files. Streaming readers should use Reader instead.
 type Contents struct {
@@ -24,17 +19,12 @@ func ReadFile(path string, opts *ReaderOptions) (*Contents, error) {
 	}
 	defer r.Close()
 	c := &Contents{Header: r.Header()}
-	for {
-		var ev Event
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for ev, err := range r.All() {
 		if err != nil {
 			return c, err
 		}
 		ev.Detach()
-		c.Events = append(c.Events, ev)
+		c.Events = append(c.Events, *ev)
 	}
 	c.Trailer, c.Truncated, c.TruncatedReason = r.Trailer(), r.Truncated(), r.TruncatedReason()
 	return c, nil

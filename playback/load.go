@@ -3,9 +3,7 @@ package playback
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -85,15 +83,7 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 	rec := &Recording{Header: r.Header()}
 	xs := map[string]*Exchange{}
 	conns := map[string]*Conn{}
-	var ev bundle.Event
-	for n := 0; ; n++ {
-		if n&1023 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for ev, err := range r.Events(ctx) {
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -118,19 +117,11 @@ func replayReader(ctx context.Context, e *Engine, r *bundle.Reader) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	var ev bundle.Event
-	for n := 0; ; n++ {
-		if n&4095 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for ev, err := range r.Events(ctx) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Feed(&ev, len(r.Line())); err != nil {
+		if err := s.Feed(ev, len(r.Line())); err != nil {
 			return nil, err
 		}
 	}

@@ -374,19 +374,21 @@ func failingEvent(path string, seq uint64, limit int) string {
 		return "cannot read the event again: " + err.Error()
 	}
 	defer r.Close()
-	var ev bundle.Event
-	for {
-		if err := r.Next(&ev); err != nil {
+	var line []byte
+	for ev, err := range r.All() {
+		if err != nil {
 			return fmt.Sprintf("event %d is not in the bundle (%v)", seq, err)
 		}
-		if ev.Seq == seq {
+		if ev.Seq >= seq {
+			if ev.Seq == seq {
+				line = bundle.AppendEvent(nil, ev)
+			}
 			break
 		}
-		if ev.Seq > seq {
-			return fmt.Sprintf("event %d is not in the bundle", seq)
-		}
 	}
-	line := bundle.AppendEvent(nil, &ev)
+	if line == nil {
+		return fmt.Sprintf("event %d is not in the bundle", seq)
+	}
 	if len(line) > limit {
 		return string(line[:limit]) + fmt.Sprintf("\n… cut: %d of %d bytes shown (ReportOptions.MaxFailingEvent)", limit, len(line))
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"unicode/utf8"
 
@@ -107,22 +105,15 @@ func scan(ctx context.Context, path string, last uint64, want func(seq uint64, k
 // each hands r's events to fn in order until fn returns false or the stream
 // ends, checking ctx as it goes.
 func each(ctx context.Context, r *bundle.Reader, fn func(ev *bundle.Event) bool) error {
-	var ev bundle.Event
-	for n := 0; ; n++ {
-		if n&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	for ev, err := range r.Events(ctx) {
 		if err != nil {
 			return err
 		}
-		if !fn(&ev) {
+		if !fn(ev) {
 			return nil
 		}
 	}
+	return nil
 }
 
 // readEvent reads the event at seq in full.

@@ -215,22 +215,17 @@ func openBundle(path string, skipBodies bool) (*bundle.Reader, error) {
 // eachEvent calls fn for every event of r. It returns nil at the end of the
 // bundle, whether it was truncated or not.
 func eachEvent(ctx context.Context, r *bundle.Reader, fn func(ev *bundle.Event) bool) error {
-	var ev bundle.Event
-	for n := 0; ; n++ {
-		if n%1024 == 0 && ctx.Err() != nil {
-			return interruptedError{ctx.Err()}
-		}
-		err := r.Next(&ev)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
+	for ev, err := range r.Events(ctx) {
+		switch {
+		case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			return interruptedError{err}
+		case err != nil:
 			return unreadableError{err}
-		}
-		if !fn(&ev) {
+		case !fn(ev):
 			return nil
 		}
 	}
+	return nil
 }
 
 // warnTruncated says on stderr that the evidence was cut short.

@@ -82,15 +82,10 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 		e.Started = &t
 	}
 	e.Events, e.Bytes = 1, int64(len(r.Line()))+1
-	var ev bundle.Event
 	var verdict *assert.Verdict
-	for n := 0; ; n++ {
-		if n&4095 == 0 && ctx.Err() != nil {
-			return e, ctx.Err()
-		}
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
+	for ev, err := range r.Events(ctx) {
+		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return e, err
 		}
 		if err != nil {
 			e.Status, e.Error = StatusUnreadable, err.Error()
