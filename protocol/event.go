@@ -111,6 +111,9 @@ type Event struct {
 	// ClosedBy (End): the side whose close frame was recorded first on the
 	// call's connection, if a close ended the call.
 	ClosedBy bundle.Dir
+	// Why (End): what ended the call without an answer when a Router's Stop
+	// did (the server stopped, the bundle ended).
+	Why string
 
 	// Close: the close code (0: none was sent) and whether the connection
 	// ended abnormally (no close frame).

@@ -20,51 +20,103 @@ type Route struct {
 // Router routes each connection of a bundle to the first Route that matches
 // what it carries, and feeds that decoder the connection's events. A
 // connection that no route takes is ignored. Not safe for concurrent use.
+//
+// A connection's entry is dropped when the connection ends: an HTTP
+// exchange at its http.end; a WebSocket once both sides' closes are recorded,
+// or one abnormal end (no close frame), or the recorder's own close at
+// shutdown (a ws.close with no direction); a stdio channel at the proc.exit
+// of its process (same conn). So memory is bounded by the connections open
+// at once, not by the bundle. The last maxRetired ended connections keep
+// their route, so that what is recorded after an end (a stdout line drained
+// after the exit, a frame the other side sent before it saw the close) still
+// reaches the same decoder.
 type Router struct {
-	routes []Route
-	emit   Emit
-	conns  map[string]*routed
-	order  []Decoder // decoders in route order, for Stop
+	routes  []Route
+	emit    Emit
+	conns   map[string]*routed
+	order   []Decoder // decoders in route order, for Stop
+	retired map[string]*routed
+	ring    [maxRetired]string // retired conns, oldest forgotten first
+	next    int
 }
+
+// maxRetired is how many ended connections keep their route.
+const maxRetired = 64
 
 type routed struct {
 	open     *bundle.Event // the ws.open held until the first message decides
 	decoder  Decoder       // nil: undecided or ignored
 	protocol Name
 	decided  bool
+	closed   [2]bool // WebSocket: a close recorded from the client, from the server
 }
 
 // NewRouter returns a router over routes, tried in order, reporting to emit.
 func NewRouter(routes []Route, emit Emit) *Router {
-	r := &Router{routes: routes, emit: emit, conns: map[string]*routed{}}
+	r := &Router{routes: routes, emit: emit, conns: map[string]*routed{}, retired: map[string]*routed{}}
 	for _, rt := range routes {
 		r.order = append(r.order, rt.Decoder)
 	}
 	return r
 }
 
-// Protocol says which protocol a connection was routed to ("" if none).
+// Protocol says which protocol a connection was routed to ("" if none, or
+// if it ended long ago).
 func (r *Router) Protocol(conn string) Name {
-	if c := r.conns[conn]; c != nil {
+	if c := r.lookup(conn); c != nil {
 		return c.protocol
 	}
 	return ""
 }
 
+// Conns is the number of connections the router holds an entry for: those
+// not ended.
+func (r *Router) Conns() int { return len(r.conns) }
+
+// lookup finds a connection's entry, open or recently ended.
+func (r *Router) lookup(conn string) *routed {
+	if c := r.conns[conn]; c != nil {
+		return c
+	}
+	return r.retired[conn]
+}
+
+// retire drops an ended connection's entry, keeping its route among the
+// last maxRetired.
+func (r *Router) retire(conn string, c *routed) {
+	delete(r.conns, conn)
+	if _, ok := r.retired[conn]; ok {
+		r.retired[conn] = c
+		return
+	}
+	if old := r.ring[r.next]; old != "" {
+		delete(r.retired, old)
+	}
+	r.retired[conn] = c
+	r.ring[r.next] = conn
+	r.next = (r.next + 1) % maxRetired
+}
+
 // Feed takes the next bundle event. Connection events (http.*, ws.*,
-// stdio.line) go to their connection's decoder; other kinds are ignored.
+// stdio.line) go to their connection's decoder; a proc.exit ends the stdio
+// channel of its process; other kinds are ignored.
 func (r *Router) Feed(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen:
 		o := *ev
+		delete(r.retired, ev.Conn) // the ring forgets it in its turn
 		r.conns[ev.Conn] = &routed{open: &o}
 	case bundle.KindHTTPRequest:
 		c := &routed{}
 		r.conns[ev.Conn] = c
 		r.decide(c, ev, nil)
 		r.feed(c, ev)
+	case bundle.KindProcExit:
+		if c := r.conns[ev.Conn]; c != nil {
+			r.retire(ev.Conn, c)
+		}
 	case bundle.KindWSMessage, bundle.KindStdioLine, bundle.KindWSClose:
-		c := r.conns[ev.Conn]
+		c := r.lookup(ev.Conn)
 		if c == nil {
 			c = &routed{}
 			r.conns[ev.Conn] = c
@@ -81,6 +133,9 @@ func (r *Router) Feed(ev *bundle.Event) {
 			}
 		}
 		r.feed(c, ev)
+		if ev.Kind == bundle.KindWSClose && wsEnded(c, ev) {
+			r.retire(ev.Conn, c)
+		}
 	case bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
 		if c := r.conns[ev.Conn]; c != nil {
 			r.feed(c, ev)
@@ -89,6 +144,21 @@ func (r *Router) Feed(ev *bundle.Event) {
 			}
 		}
 	}
+}
+
+// wsEnded notes a ws.close and reports whether the connection is over: both
+// sides closed, one side's stream ended without a close frame (the
+// connection is dropped), or the recorder closed it at shutdown.
+func wsEnded(c *routed, ev *bundle.Event) bool {
+	switch ev.Dir {
+	case bundle.DirClientToServer:
+		c.closed[0] = true
+	case bundle.DirServerToClient:
+		c.closed[1] = true
+	default:
+		return true
+	}
+	return ev.Err != "" || c.closed[0] && c.closed[1]
 }
 
 func (r *Router) decide(c *routed, open, first *bundle.Event) {
@@ -107,13 +177,20 @@ func (r *Router) feed(c *routed, ev *bundle.Event) {
 	}
 }
 
-// Stop ends the open calls of every decoder (see Decoder.Stop).
+// Stop ends the open calls of every decoder (see Decoder.Stop); the ends
+// it emits say why (Event.Why).
 func (r *Router) Stop(at *bundle.Event, why string) {
+	emit := func(ev *Event) {
+		if ev.Kind == KindEnd && ev.Why == "" {
+			ev.Why = why
+		}
+		r.emit(ev)
+	}
 	seen := map[Decoder]bool{}
 	for _, d := range r.order {
 		if !seen[d] {
 			seen[d] = true
-			d.Stop(at, why, r.emit)
+			d.Stop(at, why, emit)
 		}
 	}
 }

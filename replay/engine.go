@@ -62,6 +62,9 @@ type EngineOptions struct {
 	// Routes are tried before the engine's own (see Routes), so a decoder
 	// can take the connections that carry its protocol.
 	Routes []protocol.Route
+	// Tap, if set, receives the decoded calls of the whole bundle (see
+	// Tap). The verdict is the same with or without one.
+	Tap *Tap
 }
 
 // DecodeError is a frame or body that could not be decoded. It is kept and
@@ -139,6 +142,7 @@ type Engine struct {
 
 	onObservation func(Observation)   // EngineOptions.OnObservation
 	onBundleEvent func(*bundle.Event) // EngineOptions.OnBundleEvent
+	tap           *tapState           // EngineOptions.Tap; nil costs nothing
 
 	// The protocol layer: every connection goes to the decoder of what it
 	// carries, and the conformance suite judges the protocol events until
@@ -165,8 +169,15 @@ func NewEngine(opts *EngineOptions) *Engine {
 			e.maxErrs = opts.MaxDecodeErrors
 		}
 		e.onObservation = opts.OnObservation
+		if opts.Tap != nil {
+			e.tap = &tapState{Tap: *opts.Tap}
+		}
 	}
-	e.corr = NewCorrelator(e.onRPC)
+	if e.tap != nil {
+		e.corr = NewCorrelator(e.rpcStep)
+	} else {
+		e.corr = NewCorrelator(e.onRPC)
+	}
 	e.lean = e.corr.lean
 	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
 	// After the caller's routes: stdio lines of the Claude CLI's stream-json
@@ -204,6 +215,9 @@ func Routes(corr *Correlator, jsonrpc *protocol.JSONRPCDecoder, httpDec *protoco
 
 // protocolEvent receives the router's protocol events.
 func (e *Engine) protocolEvent(pe *protocol.Event) {
+	if e.tap != nil {
+		defer e.tapProtocol(pe)
+	}
 	if e.conf.done {
 		return
 	}
@@ -228,6 +242,7 @@ func (e *Engine) wire(ev *bundle.Event) {
 		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
 		e.router.Feed(ev)
 	case bundle.KindProcExit:
+		e.router.Feed(ev) // it ends the process's stdio channel
 		if ev.Conn == e.serverConn {
 			e.router.Stop(ev, "the server stopped")
 			if e.decided() {
@@ -264,8 +279,13 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	if e.onBundleEvent != nil {
 		e.onBundleEvent(ev)
 	}
+	if e.tap != nil {
+		e.tap.last = bundle.Event{Seq: ev.Seq, T: ev.T}
+	}
 	if !e.conf.done {
 		e.wire(ev)
+	} else if e.tap != nil {
+		defer e.tapFeed(ev) // after the checks, which decide whether it can go to the decoders now
 	}
 	if e.decided() {
 		return nil
@@ -333,6 +353,11 @@ func (e *Engine) Status() Status {
 // it decides now that the stream ended before the run finished
 // (stream-delivered), located at the last event that mattered, and sticks.
 func (e *Engine) Verdict() assert.Verdict {
+	if e.tap != nil {
+		e.tap.ending = true
+		e.finalize()
+		e.tapEnd()
+	}
 	e.finalize()
 	suites := e.conf.results()
 	if !e.verificationRun() {

@@ -49,8 +49,8 @@ type Result struct {
 // verdict is decided nothing else is. HTTP bodies matter only while a thread
 // read is in flight.
 func (e *Engine) needsBody(k bundle.Kind) bool {
-	if k == bundle.KindVerdict {
-		return true
+	if k == bundle.KindVerdict || e.tap != nil {
+		return true // a Tap decodes every connection to the end
 	}
 	if !e.conf.done {
 		switch k {

@@ -4,98 +4,72 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
 
-// Load reads the bundle at path into a Timeline and replays its checks. An
-// error means the bundle could not be read (missing, not a bundle, corrupt
-// before its end); a truncated tail is not an error (Timeline.Truncated).
+// Load reads the bundle at path into a Timeline and replays its checks (see
+// Read). An error means the bundle could not be read (missing, not a bundle,
+// corrupt before its end); a truncated tail is not an error
+// (Timeline.Truncated).
 func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
 	r, err := bundle.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	// One pass: the events build the timeline and feed a replay session,
-	// whose verdict is exactly the one `wireproof replay` computes.
-	sess, err := replay.NewSession(r.Header(), len(r.Line()), nil)
+	tl, err := Read(ctx, r, opts)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := read(ctx, r, opts, sess)
-	if err != nil {
-		return nil, err
-	}
-	tl.Path = path
-	res := sess.Result(r.Truncated(), r.TruncatedReason())
-	res.Path = path
-	tl.Replayed = res
+	tl.Path, tl.Replayed.Path = path, path
 	return tl, nil
 }
 
-// Read decodes the events of r into a Timeline. It does not replay the checks
-// (Timeline.Replayed stays nil): Load does.
+// Read decodes the events of r into a Timeline in one pass, with one decode
+// of each event: the events go through a replay engine, the code path of
+// `wireproof replay`, whose hooks build the timeline (every event, the calls
+// its decoders rebuild to the end of the bundle) while it computes the
+// verdict (Timeline.Replayed). r's payloads must not be skipped.
 func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, error) {
-	return read(ctx, r, opts, nil)
-}
-
-// read is Read, feeding every event to sess too when it is not nil.
-func read(ctx context.Context, r *bundle.Reader, opts *Options, sess *replay.Session) (*Timeline, error) {
 	b := newBuilder(opts)
 	b.tl.Header = r.Header()
-	b.add(&bundle.Event{Kind: bundle.KindHeader})
-	var ev bundle.Event
-	var last bundle.Event
-	for n := 0; ; n++ {
-		if n&1023 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		err := r.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		b.add(&ev)
-		if sess != nil {
-			if err := sess.Feed(&ev, len(r.Line())); err != nil {
-				return nil, err
-			}
-		}
-		last = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
+	res, err := replay.Replay(ctx, r, &replay.Options{Engine: &replay.EngineOptions{
+		OnBundleEvent: b.add,
+		Tap:           &replay.Tap{RPC: b.onRPC, Protocol: b.protocolEvent},
+	}})
+	if err != nil {
+		return nil, err
 	}
-	b.corr.End(&last)
-	b.jsonrpc.end(&last)
-	b.tl.Truncated, b.tl.TruncatedReason = r.Truncated(), r.TruncatedReason()
-	b.tl.Events = last.Seq // the header is seq 0: inspect and Writer.Count do not count it either
-	return b.tl, nil
+	tl := b.tl
+	tl.Replayed, tl.Recorded = res, res.Recorded
+	tl.Truncated, tl.TruncatedReason = res.Truncated, res.TruncatedReason
+	tl.Events = b.cur.Seq // the header is seq 0: inspect and Writer.Count do not count it either
+	return tl, nil
 }
 
 type builder struct {
 	tl         *Timeline
 	maxBody    int
 	maxSummary int
-	corr       *replay.Correlator
-	jsonrpc    *jsonRPCCalls
+	cur        bundle.Event // seq, t and kind of the event being fed
 	http       map[string]*HTTPExchange
 	ws         map[string]*WSConn
 	calls      map[*replay.Call]*RPCCall
+	pcalls     map[*protocol.Call]*RPCCall
 }
 
 func newBuilder(opts *Options) *builder {
 	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
-		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*replay.Call]*RPCCall{}}
+		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*replay.Call]*RPCCall{},
+		pcalls: map[*protocol.Call]*RPCCall{}}
 	if opts != nil {
 		if opts.MaxBody > 0 {
 			b.maxBody = opts.MaxBody
@@ -104,8 +78,6 @@ func newBuilder(opts *Options) *builder {
 			b.maxSummary = opts.MaxSummary
 		}
 	}
-	b.corr = replay.NewCorrelator(b.onRPC)
-	b.jsonrpc = newJSONRPCCalls(b)
 	return b
 }
 
@@ -132,8 +104,11 @@ func (b *builder) appendBody(dst *Body, p bundle.Payload) {
 	dst.Data = append(dst.Data, data...)
 }
 
+// add is the engine's per-event hook: one entry per event, and what the
+// event says of its HTTP exchange, socket, gate, process or run.
 func (b *builder) add(ev *bundle.Event) {
 	tl := b.tl
+	b.cur = bundle.Event{Seq: ev.Seq, T: ev.T, Kind: ev.Kind}
 	e := Entry{Seq: ev.Seq, T: ev.T, Kind: ev.Kind, Conn: ev.Conn, Lane: laneOf(ev.Kind)}
 	e.Summary = clipLine(b.summary(ev), b.maxSummary)
 	tl.Entries = append(tl.Entries, e)
@@ -196,18 +171,6 @@ func (b *builder) add(ev *bundle.Event) {
 		}
 	case bundle.KindArtifact:
 		tl.Artifacts = append(tl.Artifacts, Artifact{Seq: ev.Seq, T: ev.T, Name: ev.Name, Body: b.body(ev.Body)})
-	case bundle.KindVerdict:
-		if tl.Recorded == nil {
-			var v assert.Verdict
-			if json.Unmarshal(ev.Body.Data, &v) == nil {
-				tl.Recorded = &v
-			}
-		}
-	}
-	b.corr.Feed(ev)
-	b.jsonrpc.feed(ev)
-	if ev.Kind == bundle.KindProcExit && ev.Conn == "server" {
-		b.corr.ServerStopped(ev)
 	}
 }
 
@@ -227,7 +190,8 @@ func laneOf(k bundle.Kind) Lane {
 	return LaneRun
 }
 
-// onRPC records the correlated calls and the parent's projections they carry.
+// onRPC is the Tap's Effect RPC hook: it records the correlated calls and
+// the parent's projections they carry.
 func (b *builder) onRPC(r *replay.RPCEvent) {
 	if r.Err != nil {
 		b.tl.RPCErrors = append(b.tl.RPCErrors, Entry{Seq: r.Seq, T: r.T, Kind: bundle.KindWSMessage, Lane: LaneWS, Conn: r.Conn,

@@ -69,7 +69,10 @@ func TestLoadLiveBundle(t *testing.T) {
 		ParentThread: tl.ParentThread, HaveParent: tl.LastParent != nil, Truncated: tl.Truncated,
 	}
 	want := summary{
-		HTTP: 7, WS: 1, Calls: 15, Marks: got.Marks, Artifacts: 1,
+		// 15 Effect RPC calls on the socket, 8 stream-json calls of the two
+		// provider processes (initialize, turns, tool_use → tool_result) and
+		// 4 MCP JSON-RPC calls over HTTP.
+		HTTP: 7, WS: 1, Calls: 27, Marks: got.Marks, Artifacts: 1,
 		Recorded: true, Reproduced: true, FailCheck: "single-notification",
 		ParentThread: "7755bcca-1abe-4043-ab9d-144e2b8d459b", HaveParent: true,
 	}

@@ -63,9 +63,10 @@ start of the recording (Go durations: 1.5s, 200ms), --seq a seq or a range (86,
 --limit a number of events.
 
 --calls prints the RPC calls instead, correlated by request id (Effect RPC over
-WebSockets, JSON-RPC 2.0 over the stdio lines of record --stdio): connection, id,
-method, the seqs of the request and of its end, the outcome; then the messages
-that answer no call or break their protocol.
+WebSockets; JSON-RPC 2.0 over stdio lines, WebSockets and HTTP; the stream-json
+of provider processes: control requests, tool_use → tool_result, turns):
+connection, id, method, the seqs of the request and of its end, the outcome;
+then the messages that answer no call or break their protocol.
 
 --json prints bundle lines instead, exactly as they are stored: the header line,
 the events that pass the filters and, when no filter or limit is set, the trailer.

@@ -9,8 +9,9 @@ import (
 )
 
 // inspectCalls prints the RPC calls of a bundle, correlated by request id
-// (Effect RPC over WebSocket, JSON-RPC 2.0 over stdio lines), one line each,
-// then the messages that belong to no call or break their protocol's rules.
+// (every call the replay engine's decoders rebuild: Effect RPC, JSON-RPC 2.0,
+// stream-json), one line each, then the messages that belong to no call or
+// break their protocol's rules.
 func inspectCalls(ctx context.Context, path string, out io.Writer) error {
 	r, err := openBundle(path, false)
 	if err != nil {
