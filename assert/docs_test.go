@@ -1,7 +1,6 @@
 package assert_test
 
 import (
-	"flag"
 	"os"
 	"regexp"
 	"strings"
@@ -10,9 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/architecture.md's check table from the catalogue")
 
 // docs/checks.md documents every check with the message it fails with, in
 // the catalogue's order, so the documentation cannot drift from the code
@@ -65,7 +63,7 @@ func TestCatalogueTable(t *testing.T) {
 		t.Fatalf("%s has no generated check table (between %q and %q)", path, strings.TrimSpace(tableBegin), strings.TrimSpace(tableEnd))
 	}
 	got, want := doc[i+len(tableBegin):j], catalogueTable()
-	if *update && got != want {
+	if testkit.Update() && got != want { // rewrite docs/architecture.md's check table from the catalogue
 		if err := os.WriteFile(path, []byte(doc[:i+len(tableBegin)]+want+doc[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
 package interop
 
 import (
-	"os"
 	"testing"
 
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/provider/claude"
 )
 
@@ -11,5 +11,5 @@ import (
 // fixture server starts (as os.Args[0] provider claude ...).
 func TestMain(m *testing.M) {
 	claude.HelperMain()
-	os.Exit(m.Run())
+	testkit.Main(m, nil)
 }

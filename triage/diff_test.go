@@ -4,48 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
-
-func init() {
-	// The package has one -update flag; whichever test file defines it, the
-	// diff goldens follow it. Package variables are initialised before init
-	// runs, so a flag defined by another file is already there.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-// updateGolden reports whether -update was given.
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// diffGolden compares got with testdata/diff/name, or rewrites it under -update.
-func diffGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "diff", name)
-	if updateGolden() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
-	}
-}
 
 const (
 	liveDir       = "../fixtures/golden/live/"
@@ -131,8 +97,8 @@ func TestDiff(t *testing.T) {
 			if err := r.WriteJSON(&js); err != nil {
 				t.Fatal(err)
 			}
-			diffGolden(t, tt.name+".golden", text.Bytes())
-			diffGolden(t, tt.name+".json.golden", js.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", "diff", tt.name+".golden"), text.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", "diff", tt.name+".json.golden"), js.Bytes())
 		})
 	}
 }

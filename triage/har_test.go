@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 func TestHARGolden(t *testing.T) {
@@ -17,7 +18,7 @@ func TestHARGolden(t *testing.T) {
 	if err := WriteHAR(&buf, tl, &HAROptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "har/idle-duplicate-notification.har", buf.Bytes())
+	testkit.Golden(t, filepath.Join("testdata", "har/idle-duplicate-notification.har"), buf.Bytes())
 }
 
 // TestHARRequiredFields checks every bundle of the corpora against the fields

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 func report(t *testing.T, tl *Timeline) string {
@@ -24,7 +25,7 @@ func report(t *testing.T, tl *Timeline) string {
 
 func TestReportGolden(t *testing.T) {
 	got := report(t, load(t, liveFailing, nil))
-	golden(t, "report/idle-duplicate-notification.html", []byte(got))
+	testkit.Golden(t, filepath.Join("testdata", "report/idle-duplicate-notification.html"), []byte(got))
 	if again := report(t, load(t, liveFailing, nil)); again != got {
 		t.Error("two reports of the same bundle differ")
 	}

@@ -3,7 +3,6 @@ package triage
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 )
-
-// update rewrites golden files under testdata/ instead of comparing with them.
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 const (
 	liveFailing = "../fixtures/golden/live/idle-duplicate-notification.zst"
@@ -29,28 +25,6 @@ func load(t testing.TB, path string, opts *Options) *Timeline {
 		t.Fatalf("Load(%s): %v", path, err)
 	}
 	return tl
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 func TestLoadLiveBundle(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -30,11 +31,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if largeDir != "" {
-		os.RemoveAll(largeDir)
-	}
-	os.Exit(code)
+	testkit.Main(m, &testkit.Options{Setup: func() (func(), error) {
+		return func() {
+			if largeDir != "" {
+				os.RemoveAll(largeDir)
+			}
+		}, nil
+	}})
 }
 
 // largeBundle writes, once per test binary, a passing idle run that polls

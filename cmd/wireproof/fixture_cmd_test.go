@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -238,18 +239,5 @@ func TestFixtureFaultsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "fixture", "faults.golden")
-	if *update {
-		os.MkdirAll(filepath.Dir(golden), 0o755)
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(out)); diff != "" {
-		t.Errorf("wireproof fixture faults (-want +got):\n%s", diff)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "fixture", "faults.golden"), out)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 const (
@@ -100,7 +101,7 @@ func inspect(t *testing.T, opts inspectOptions, args ...string) (string, string,
 }
 
 func TestInspectGolden(t *testing.T) {
-	if *update {
+	if testkit.Update() {
 		writeSmallBundles(t)
 	}
 	tests := []struct {
@@ -123,19 +124,7 @@ func TestInspectGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("inspect: %v", err)
 			}
-			golden := filepath.Join("testdata", "inspect", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), out); diff != "" {
-				t.Errorf("inspect %s (-want +got):\n%s", tc.name, diff)
-			}
+			testkit.Golden(t, filepath.Join("testdata", "inspect", tc.name+".golden"), []byte(out))
 		})
 	}
 }

@@ -18,26 +18,30 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
-// recordClientEnv makes this test binary act as the command recorded by
-// `wireproof record -- CMD`: it GETs a path through WIREPROOF_PROXY_URL,
-// prints the body and exits with status 3.
-const recordClientEnv = "WIREPROOF_TEST_RECORD_CLIENT"
+// recordClientPath is the path the "record-client" helper GETs.
+const recordClientPath = "WIREPROOF_TEST_RECORD_CLIENT_PATH"
 
-func init() {
-	path := os.Getenv(recordClientEnv)
-	if path == "" {
-		return
-	}
-	res, err := http.Get(os.Getenv(proxyURLEnv) + path)
+// recordClientEnv is the environment that makes this test binary, run by
+// `wireproof record -- CMD`, the "record-client" helper with path.
+func recordClientEnv(path string) []string {
+	return append(testkit.HelperEnv("record-client"), recordClientPath+"="+path)
+}
+
+// recordClient is the command recorded by `wireproof record -- CMD`: it
+// GETs a path through WIREPROOF_PROXY_URL, prints the body and exits with
+// status 3.
+func recordClient() int {
+	res, err := http.Get(os.Getenv(proxyURLEnv) + os.Getenv(recordClientPath))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
-		os.Exit(1)
+		return 1
 	}
 	io.Copy(os.Stdout, res.Body)
 	res.Body.Close()
-	os.Exit(3)
+	return 3
 }
 
 func recordedEvents(t *testing.T, path string) (bundle.Header, []bundle.Event) {
@@ -97,7 +101,7 @@ func TestRecordCommand(t *testing.T) {
 	t.Run("runs a command and passes its status through", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run.zst")
 		cmd := exec.Command(bin, "record", "--upstream", upstream.URL, "-o", out, "--redact", "s3cret-word", "--", self, "s3cret-word")
-		cmd.Env = append(os.Environ(), recordClientEnv+"=/hello")
+		cmd.Env = recordClientEnv("/hello")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if code := exitStatus(t, cmd.Run()); code != 3 {
@@ -137,7 +141,7 @@ func TestRecordCommand(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run.zst")
 		cmd := exec.Command(bin, "record", "--upstream", login.URL, "-o", out,
 			"--token-field", "sessionSecret", "--token-field", "pin_code", "--", self, "PIN_CODE="+argValue)
-		cmd.Env = append(os.Environ(), recordClientEnv+"=/login")
+		cmd.Env = recordClientEnv("/login")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if code := exitStatus(t, cmd.Run()); code != 3 {
@@ -177,7 +181,7 @@ func TestRecordCommand(t *testing.T) {
 		const pw = "upstream-pw-7788"
 		withPW := strings.Replace(upstream.URL, "http://", "http://alice:"+pw+"@", 1)
 		cmd := exec.Command(bin, "record", "--upstream", withPW, "-o", out, "--", self, withPW)
-		cmd.Env = append(os.Environ(), recordClientEnv+"=/hello")
+		cmd.Env = recordClientEnv("/hello")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if code := exitStatus(t, cmd.Run()); code != 3 {
@@ -276,14 +280,9 @@ func TestRecordCommand(t *testing.T) {
 	}
 }
 
-// stdioEchoEnv makes this test binary a JSON-RPC 2.0 server over NDJSON on
-// stdio: it answers every request line with a result line and exits at EOF.
-const stdioEchoEnv = "WIREPROOF_TEST_STDIO_ECHO"
-
-func init() {
-	if os.Getenv(stdioEchoEnv) == "" {
-		return
-	}
+// stdioEcho is the "stdio-echo" helper: a JSON-RPC 2.0 server over NDJSON on
+// stdio that answers every request line with a result line and exits at EOF.
+func stdioEcho() int {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		var req struct {
@@ -296,7 +295,7 @@ func init() {
 		}
 		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"echo":%q}}`+"\n", req.ID, req.Method)
 	}
-	os.Exit(0)
+	return 0
 }
 
 // `record --stdio -- CMD` passes a stdio protocol through unchanged and
@@ -308,7 +307,7 @@ func TestRecordStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(wireproofBin, "record", "--stdio", "-o", out, "--", self)
-	cmd.Env = append(os.Environ(), stdioEchoEnv+"=1")
+	cmd.Env = testkit.HelperEnv("stdio-echo")
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"thread/start"}` + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // goldenVerdicts holds the `replay --json` lines of every bundle under
@@ -21,7 +23,7 @@ const goldenVerdicts = "testdata/replay/golden-verdicts.ndjson"
 // (synthetic and live) prints exactly the committed lines.
 func TestReplayGoldenVerdicts(t *testing.T) {
 	got, _ := replayOut(t, replayOptions{JSON: true, Jobs: 2}, golden)
-	if *update {
+	if testkit.Update() {
 		if err := os.MkdirAll(filepath.Dir(goldenVerdicts), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -15,20 +15,16 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay"
 )
 
-// jsonRPCPeerEnv makes this test binary a scripted JSON-RPC 2.0 peer over
+// jsonRPCPeer is the "jsonrpc-peer" helper: a scripted JSON-RPC 2.0 peer over
 // NDJSON on stdio, as a provider process is: "initialize" and "tools/call"
 // succeed (tools/call after a progress notification), a batch gets a batch
 // of answers, an unknown method gets a -32601 error object, notifications
 // get nothing.
-const jsonRPCPeerEnv = "WIREPROOF_TEST_JSONRPC_PEER"
-
-func init() {
-	if os.Getenv(jsonRPCPeerEnv) == "" {
-		return
-	}
+func jsonRPCPeer() int {
 	type request struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -69,7 +65,7 @@ func init() {
 		fmt.Fprintln(w, answer(r))
 		w.Flush()
 	}
-	os.Exit(0)
+	return 0
 }
 
 // The client's side of the conversation, one message (or batch) per line,
@@ -96,7 +92,7 @@ func recordJSONRPCPeer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(wireproofBin, "record", "--stdio", "-o", out, "--", self)
-	cmd.Env = append(os.Environ(), jsonRPCPeerEnv+"=1")
+	cmd.Env = testkit.HelperEnv("jsonrpc-peer")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

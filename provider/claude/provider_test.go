@@ -21,13 +21,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/provider/claude"
 	"github.com/wireproof/wireproof/verify"
 )
 
 func TestMain(m *testing.M) {
+	// The tests start provider processes as os.Args[0] provider claude.
 	claude.HelperMain()
-	os.Exit(m.Run())
+	testkit.Main(m, nil)
 }
 
 // toolServer is a loopback MCP server with the orchestration server's two
