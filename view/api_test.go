@@ -522,7 +522,12 @@ func TestPagesAndAssets(t *testing.T) {
 			t.Errorf("%s loads from another origin: %s", p, m)
 		}
 	}
-	if resp, _ := http.Get(ts.URL + "/nope"); resp.StatusCode != 404 {
+	resp, err := http.Get(ts.URL + "/nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // an unclosed body holds its connection's goroutines forever
+	if resp.StatusCode != 404 {
 		t.Errorf("/nope: %d", resp.StatusCode)
 	}
 }
