@@ -399,13 +399,23 @@ func harWS(tl *Timeline, c *WSConn) HAREntry {
 	}
 	end := c.CloseT
 	if c.closed {
-		e.Comment = "closed"
-		if c.CloseCode != 0 {
-			e.Comment = "closed " + strconv.Itoa(c.CloseCode) + " " + c.CloseReason
+		// Every close, each side's own: "closed by c2s 1000; by s2c 4005 bye".
+		var closes []string
+		for _, cl := range c.Closes {
+			s := "by " + string(cl.Dir)
+			if cl.Code != 0 {
+				s += " " + strconv.Itoa(cl.Code)
+			}
+			if cl.Reason != "" {
+				s += " " + cl.Reason
+			}
+			if cl.Err != "" {
+				s += ": " + cl.Err
+			}
+			closes = append(closes, s)
+			end = max(end, cl.T)
 		}
-		if c.Err != "" {
-			e.Comment += ": " + c.Err
-		}
+		e.Comment = "closed " + strings.Join(closes, "; ")
 	} else {
 		e.Comment = "not closed in the bundle"
 		if n := len(c.Messages); n > 0 {

@@ -128,7 +128,21 @@ type WSConn struct {
 	CloseCode   int
 	CloseReason string
 	Err         string
-	closed      bool
+	// Closes are every close of the connection the bundle records, in
+	// order: each side's close frame (code, reason) or how it ended for that
+	// side. The Close fields above are the first of them.
+	Closes []WSClose
+	closed bool
+}
+
+// WSClose is one side's close of a WebSocket connection.
+type WSClose struct {
+	Seq    uint64
+	T      int64
+	Dir    bundle.Dir
+	Code   int
+	Reason string
+	Err    string
 }
 
 // WSMessage is one WebSocket message.

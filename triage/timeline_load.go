@@ -149,9 +149,12 @@ func (b *builder) add(ev *bundle.Event) {
 			c.Messages = append(c.Messages, WSMessage{Seq: ev.Seq, T: ev.T, Dir: ev.Dir, Body: b.body(ev.Body)})
 		}
 	case bundle.KindWSClose:
-		if c := b.ws[ev.Conn]; c != nil && !c.closed {
-			c.closed = true
-			c.CloseSeq, c.CloseT, c.CloseDir, c.CloseCode, c.CloseReason, c.Err = ev.Seq, ev.T, ev.Dir, ev.Code, ev.Reason, ev.Err
+		if c := b.ws[ev.Conn]; c != nil {
+			c.Closes = append(c.Closes, WSClose{Seq: ev.Seq, T: ev.T, Dir: ev.Dir, Code: ev.Code, Reason: ev.Reason, Err: ev.Err})
+			if !c.closed {
+				c.closed = true
+				c.CloseSeq, c.CloseT, c.CloseDir, c.CloseCode, c.CloseReason, c.Err = ev.Seq, ev.T, ev.Dir, ev.Code, ev.Reason, ev.Err
+			}
 		}
 	case bundle.KindGateRequest:
 		tl.Gates = append(tl.Gates, GateEvent{Seq: ev.Seq, T: ev.T, Method: ev.Method, URL: ev.URL, Body: b.body(ev.Body)})

@@ -180,3 +180,38 @@ func FuzzRead(f *testing.F) {
 }
 
 func cmpDiff(want, got any) string { return cmp.Diff(want, got) }
+
+// TestBothSidesClose: a connection the client closes (1000) while the server
+// still sends a message and then closes with its own code (4005) keeps both
+// closes, each with its side, code and reason, and the HAR says both and
+// ends at the last.
+func TestBothSidesClose(t *testing.T) {
+	path := writeBundle(t,
+		&bundle.Event{Kind: bundle.KindWSOpen, Conn: "ws1", URL: "/ws"},
+		&bundle.Event{Kind: bundle.KindWSClose, Conn: "ws1", Dir: bundle.DirClientToServer, Code: 1000},
+		&bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"late":true}`))},
+		&bundle.Event{Kind: bundle.KindWSClose, Conn: "ws1", Dir: bundle.DirServerToClient, Code: 4005, Reason: "going"},
+	)
+	tl := load(t, path, nil)
+	if len(tl.WS) != 1 {
+		t.Fatalf("%d connections", len(tl.WS))
+	}
+	c := tl.WS[0]
+	want := []WSClose{
+		{Seq: 2, T: c.Closes[0].T, Dir: bundle.DirClientToServer, Code: 1000},
+		{Seq: 4, T: c.Closes[1].T, Dir: bundle.DirServerToClient, Code: 4005, Reason: "going"},
+	}
+	if d := cmpDiff(want, c.Closes); d != "" {
+		t.Errorf("closes (-want +got):\n%s", d)
+	}
+	if c.CloseSeq != 2 || c.CloseCode != 1000 {
+		t.Errorf("first close: seq %d code %d, want 2 and 1000", c.CloseSeq, c.CloseCode)
+	}
+	var buf bytes.Buffer
+	if err := WriteHAR(&buf, tl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"comment": "closed by c2s 1000; by s2c 4005 going"`) {
+		t.Errorf("HAR does not show both closes:\n%s", buf.String())
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/triage"
 )
@@ -605,5 +606,43 @@ func TestAPIUnreadableBundle(t *testing.T) {
 		if code := getJSON(t, ts.URL+tc.path, &e); code != tc.code || !strings.Contains(e.Error, tc.want) {
 			t.Errorf("GET %s: %d %q, want %d and %q", tc.path, code, e.Error, tc.code, tc.want)
 		}
+	}
+}
+
+// TestAPIBothSidesClose: a connection both sides close, the server with its
+// own code after a message that followed the client's close, shows both
+// closes on its waterfall span, which ends at the last.
+func TestAPIBothSidesClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "closes.zst")
+	var now int64
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test", Manifest: bundle.Manifest{Scenario: "idle"}},
+		&bundle.WriterOptions{Clock: func() int64 { now += 1000; return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []*bundle.Event{
+		{Kind: bundle.KindWSOpen, Conn: "ws1", URL: "/ws"},
+		{Kind: bundle.KindWSClose, Conn: "ws1", Dir: bundle.DirClientToServer, Code: 1000},
+		{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"late":true}`))},
+		{Kind: bundle.KindWSClose, Conn: "ws1", Dir: bundle.DirServerToClient, Code: 4005, Reason: "going"},
+	} {
+		if _, err := w.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, path)
+	var b BundleResponse
+	if code := getJSON(t, ts.URL+"/api/bundle/closes", &b); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	if len(b.Index.WS) != 1 {
+		t.Fatalf("ws spans %+v", b.Index.WS)
+	}
+	got := b.Index.WS[0]
+	if got.Close != "close by c2s 1000; close by s2c 4005 going" || got.CloseSeq != 4 || got.Messages != 1 {
+		t.Errorf("span %+v: want both closes in words, ending at seq 4 with its message", got)
 	}
 }

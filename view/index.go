@@ -56,14 +56,18 @@ type HTTPSpan struct {
 
 // WSSpan is one WebSocket connection.
 type WSSpan struct {
-	Conn     string `json:"conn"`
-	URL      string `json:"url"`
-	Seq      uint64 `json:"seq"`
-	T        int64  `json:"t"`
+	Conn string `json:"conn"`
+	URL  string `json:"url"`
+	Seq  uint64 `json:"seq"`
+	T    int64  `json:"t"`
+	// CloseSeq and CloseT are the last close the bundle records: each side
+	// closes on its own, and messages may follow the first close.
 	CloseSeq uint64 `json:"closeSeq,omitempty"`
 	CloseT   int64  `json:"closeT,omitempty"` // 0: not closed in the bundle
 	Messages int    `json:"messages"`
-	Close    string `json:"close,omitempty"` // how it closed, in words
+	// Close is how it closed, in words: every close, each side's own
+	// ("close by c2s 1000; close by s2c 4005 going").
+	Close string `json:"close,omitempty"`
 }
 
 // CallSpan is one RPC call from its Request to the message that ended it.
@@ -231,8 +235,12 @@ func (x *indexer) add(ev *bundle.Event, summary string) {
 			ix.WS[i].Messages++
 		}
 	case bundle.KindWSClose:
-		if i, ok := x.ws[ev.Conn]; ok && ix.WS[i].CloseT == 0 {
-			ix.WS[i].CloseSeq, ix.WS[i].CloseT, ix.WS[i].Close = ev.Seq, ev.T, e.Summary
+		if i, ok := x.ws[ev.Conn]; ok {
+			w := &ix.WS[i]
+			if w.Close != "" {
+				w.Close += "; "
+			}
+			w.CloseSeq, w.CloseT, w.Close = ev.Seq, ev.T, w.Close+e.Summary
 		}
 	case bundle.KindProcStart:
 		x.procs[ev.Conn] = len(ix.Procs)
