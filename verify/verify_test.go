@@ -38,6 +38,13 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	testkit.CheckLeaks(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the run's home and project must not outlive it
+	if opts.RepoDir == "" {
+		// Not this checkout: its working-tree patch (a developer's edits,
+		// token-field names in Go source among them) would become an
+		// artifact and the checks below would judge it. The patch artifact
+		// has its own tests (workspace_test.go).
+		opts.RepoDir = tmp
+	}
 	var mu sync.Mutex
 	var pids []int
 	hooks := opts.Hooks
