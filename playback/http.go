@@ -2,6 +2,7 @@ package playback
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -16,7 +17,18 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.opts.MaxBody))
 	if err != nil {
-		http.Error(w, "wireproof playback: reading the request body: "+err.Error(), http.StatusBadRequest)
+		// Nothing recorded can be matched to a body not read whole: a
+		// miss, counted and explained like any other.
+		code := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			code = http.StatusRequestEntityTooLarge
+		}
+		miss := Miss{Kind: "http exchange", Request: r.Method + " " + r.URL.RequestURI(),
+			Reason: "its body could not be read: " + err.Error()}
+		p.addMiss(miss)
+		w.Header().Set("X-Wireproof-Playback", "miss")
+		http.Error(w, miss.String(), code)
 		return
 	}
 	arrived := time.Now()

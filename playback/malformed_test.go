@@ -3,6 +3,8 @@ package playback
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +145,65 @@ func TestMissesListCapped(t *testing.T) {
 	}
 	if !strings.Contains(rep.Summary(), "missed 1200,") || !strings.Contains(rep.Summary(), "... and 200 more misses, not listed") {
 		t.Errorf("summary does not give the count and what is not listed:\n%.300s", rep.Summary())
+	}
+}
+
+// TestMalformedRequests: an HTTP body over MaxBody gets 413 and a failed
+// WebSocket upgrade its 400, each counted as an explained miss; the failed
+// upgrade does not mark the recorded connection played, so it is still
+// reported as never played.
+func TestMalformedRequests(t *testing.T) {
+	path := recordSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" {
+			effectServer(t, false).ServeHTTP(w, r)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Write([]byte("ok"))
+	}), func(base string) {
+		resp, err := http.Post(base+"/upload", "text/plain", strings.NewReader("small"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		c := dialRPC(t, base, false)
+		c.send(`{"_tag":"Ping"}`)
+		c.expect(t3.TagPong, "")
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}, MaxBody: 16}})
+	resp, err := http.Post(srv.URL+"/upload", "text/plain", strings.NewReader(strings.Repeat("x", 100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "its body could not be read") {
+		t.Errorf("oversized body: %d %q, want 413 explaining the miss", resp.StatusCode, b)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/ws", nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket") // no Sec-WebSocket-Version or key
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 4 {
+		t.Errorf("malformed upgrade: %d, want a 4xx", resp.StatusCode)
+	}
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range rep.Misses {
+		kinds = append(kinds, m.Kind)
+	}
+	if rep.Missed != 2 || strings.Join(kinds, ",") != "http exchange,websocket connection" || rep.Played != 0 {
+		t.Errorf("report %+v: want the two requests as misses and nothing played", rep)
+	}
+	if len(rep.Unplayed) != 2 {
+		t.Errorf("never played %+v: want the upload and the WebSocket connection", rep.Unplayed)
 	}
 }

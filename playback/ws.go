@@ -62,15 +62,23 @@ func (p *Player) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, miss.String(), http.StatusNotFound)
 		return
 	}
-	p.played(repeated)
 	opts := &websocket.AcceptOptions{InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled}
 	if sc.conn.Subprotocol != "" {
 		opts.Subprotocols = []string{sc.conn.Subprotocol}
 	}
 	c, err := websocket.Accept(w, r, opts)
 	if err != nil {
+		// Accept has answered the malformed upgrade (400, 426): nothing
+		// was played, so the recorded connection is not marked played.
+		if !repeated {
+			p.ids.mu.Lock()
+			p.wsPlayed[i] = false
+			p.ids.mu.Unlock()
+		}
+		p.addMiss(Miss{Kind: "websocket connection", Request: summary, Reason: "the upgrade failed: " + err.Error()})
 		return
 	}
+	p.played(repeated)
 	c.SetReadLimit(p.opts.MaxMessageSize)
 	s := &session{p: p, sc: sc, c: c, calls: map[string]*liveCall{}, changed: make(chan struct{})}
 	if !p.track(s) {
