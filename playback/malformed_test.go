@@ -207,3 +207,29 @@ func TestMalformedRequests(t *testing.T) {
 		t.Errorf("never played %+v: want the upload and the WebSocket connection", rep.Unplayed)
 	}
 }
+
+// TestMessageTooBig: a client message over MaxMessageSize closes the
+// connection with 1009, as the read limit requires, and is an explained
+// miss rather than a silent end.
+func TestMessageTooBig(t *testing.T) {
+	path := recordSession(t, effectServer(t, false), func(base string) {
+		c := dialRPC(t, base, false)
+		c.send(`{"_tag":"Ping"}`)
+		c.expect(t3.TagPong, "")
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}, MaxMessageSize: 1024}})
+	c := dialRPC(t, srv.URL, false)
+	c.send(`{"_tag":"Ping","pad":%q}`, strings.Repeat("x", 2048))
+	_, _, err := c.c.Read(t.Context())
+	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("read after an oversized message: %v, want a 1009 close", err)
+	}
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missed != 1 || !strings.Contains(rep.Misses[0].String(), "over the 1024-byte read limit") {
+		t.Errorf("report %+v: want the oversized message as a miss", rep)
+	}
+}

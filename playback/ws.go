@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -181,6 +182,7 @@ func (s *session) readLoop() {
 	for {
 		typ, data, err := s.c.Read(s.ctx)
 		if err != nil {
+			s.readEnded(err)
 			return
 		}
 		now := time.Now()
@@ -195,6 +197,16 @@ func (s *session) readLoop() {
 		for _, raw := range msgs {
 			s.clientMessage(now, raw)
 		}
+	}
+}
+
+// readEnded notes why the client's side ended when it is the client's
+// fault: a message over the read limit (the connection is closed with 1009)
+// is a miss, explained; a close or a dropped connection is not.
+func (s *session) readEnded(err error) {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		s.p.addMiss(Miss{Kind: "message", Request: "a message over the " + itoa(int(s.p.opts.MaxMessageSize)) + "-byte read limit",
+			Reason: "the connection recorded as " + s.sc.conn.ID + " was closed with 1009 (message too big)"})
 	}
 }
 
@@ -227,6 +239,7 @@ func (s *session) playRaw() {
 	for k := 0; serve(); k++ {
 		_, data, err := s.c.Read(s.ctx)
 		if err != nil {
+			s.readEnded(err)
 			return
 		}
 		if i == len(msgs) {
