@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,7 @@ func init() {
 }
 
 func main() {
+	explainArgs(cmdRoot)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cmdRoot.ExecuteContext(ctx)
 	interrupted := ctx.Err() != nil
@@ -73,4 +75,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "wireproof:", err)
 	}
 	os.Exit(code)
+}
+
+// explainArgs makes cobra's argument-count errors ("accepts 1 arg(s),
+// received 0"), which name neither the verb nor what it takes, name both:
+// "inspect: accepts 1 arg(s), received 0; usage: wireproof inspect
+// [flags] BUNDLE|s3://BUCKET/KEY". They stay usage errors (exit 2).
+func explainArgs(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		explainArgs(sub)
+	}
+	check := c.Args
+	if check == nil || !c.HasParent() {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			verb := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+			return usageError{fmt.Errorf("%s: %w; usage: %s", verb, err, cmd.UseLine())}
+		}
+		return nil
+	}
 }

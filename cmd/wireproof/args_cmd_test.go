@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"testing"
+)
+
+// TestArgumentMistakes runs the binary with the mistakes a new user makes
+// first: a verb without its argument, or with one too many. Each message
+// names the verb and what it takes, and the exit code is 2 (usage).
+func TestArgumentMistakes(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // the whole of stderr
+	}{
+		{"replay without bundles", []string{"replay"}, exitUsage,
+			"wireproof: replay: requires at least 1 arg(s), only received 0; usage: wireproof replay [flags] BUNDLE|DIR|s3://BUCKET/PREFIX...\n"},
+		{"index without bundles", []string{"index"}, exitUsage,
+			"wireproof: index: requires at least 1 arg(s), only received 0; usage: wireproof index [-o INDEX.ndjson] [--stats] DIR|BUNDLE|s3://BUCKET/PREFIX|INDEX.ndjson... [flags]\n"},
+		{"inspect without a bundle", []string{"inspect"}, exitUsage,
+			"wireproof: inspect: accepts 1 arg(s), received 0; usage: wireproof inspect [flags] BUNDLE|s3://BUCKET/KEY\n"},
+		{"report of two bundles", []string{"report", smallBundle, smallBundle}, exitUsage,
+			"wireproof: report: accepts 1 arg(s), received 2; usage: wireproof report [-o report.html] BUNDLE|s3://BUCKET/KEY [flags]\n"},
+		{"checks with an argument", []string{"checks", "idle"}, exitUsage,
+			`wireproof: checks: unknown command "idle" for "wireproof checks"; usage: wireproof checks [--json] [--suite ID] [flags]` + "\n"},
+		{"fixture start with an argument", []string{"fixture", "start", "x"}, exitUsage,
+			`wireproof: fixture start: unknown command "x" for "wireproof fixture start"; usage: wireproof fixture start [flags]` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(wireproofBin, tc.args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if code := exitStatus(t, cmd.Run()); code != tc.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout is not empty:\n%s", stdout.String())
+			}
+			if got := stderr.String(); got != tc.stderr {
+				t.Errorf("stderr:\n got %q\nwant %q", got, tc.stderr)
+			}
+		})
+	}
+}
