@@ -7,9 +7,11 @@ import (
 )
 
 // TestArgumentMistakes runs the binary with the mistakes a new user makes
-// first: a verb without its argument, or with one too many. Each message
-// names the verb and what it takes, and the exit code is 2 (usage).
+// first: a verb without its argument, and a directory where one bundle file
+// is read. Each message names the verb and what it takes, and the exit code
+// is the documented one (2 usage, 3 unreadable).
 func TestArgumentMistakes(t *testing.T) {
+	dir := t.TempDir()
 	tests := []struct {
 		name   string
 		args   []string
@@ -28,6 +30,16 @@ func TestArgumentMistakes(t *testing.T) {
 			`wireproof: checks: unknown command "idle" for "wireproof checks"; usage: wireproof checks [--json] [--suite ID] [flags]` + "\n"},
 		{"fixture start with an argument", []string{"fixture", "start", "x"}, exitUsage,
 			`wireproof: fixture start: unknown command "x" for "wireproof fixture start"; usage: wireproof fixture start [flags]` + "\n"},
+		{"inspect a directory", []string{"inspect", dir}, exitUnreadable,
+			"wireproof: " + dir + " is a directory, not a bundle: inspect reads one bundle file (replay, index and view take directories)\n"},
+		{"report a directory", []string{"report", dir}, exitUnreadable,
+			"wireproof: " + dir + " is a directory, not a bundle: report reads one bundle file (replay, index and view take directories)\n"},
+		{"export a directory", []string{"export", "--har", dir + "/x.har", dir}, exitUnreadable,
+			"wireproof: " + dir + " is a directory, not a bundle: export reads one bundle file (replay, index and view take directories)\n"},
+		{"diff against a directory", []string{"diff", smallBundle, dir}, exitUnreadable,
+			"wireproof: " + dir + " is a directory, not a bundle: diff reads one bundle file (replay, index and view take directories)\n"},
+		{"playback a directory", []string{"playback", dir}, exitUnreadable,
+			"wireproof: " + dir + " is a directory, not a bundle: playback reads one bundle file (replay, index and view take directories)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

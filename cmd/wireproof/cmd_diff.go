@@ -72,6 +72,9 @@ func runDiff(ctx context.Context, opts diffOptions, args []string) (err error) {
 	case opts.Context < 1:
 		return usageError{fmt.Errorf("--context must be at least 1, got %d", opts.Context)}
 	}
+	if err := notDirectories("diff", args); err != nil {
+		return err
+	}
 	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err

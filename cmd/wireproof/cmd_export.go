@@ -55,6 +55,9 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 	if opts.HAR == "" {
 		return usageError{errors.New("export needs --har OUT.har (the only export format)")}
 	}
+	if err := notDirectories("export", args); err != nil {
+		return err
+	}
 	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err

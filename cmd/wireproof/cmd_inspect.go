@@ -117,6 +117,9 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) (err er
 	if err := opts.check(args); err != nil {
 		return err
 	}
+	if err := notDirectories("inspect", args); err != nil {
+		return err
+	}
 	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err

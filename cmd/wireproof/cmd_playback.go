@@ -98,6 +98,9 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 		}
 	}
 	path := args[0]
+	if err := notDirectories("playback", args); err != nil {
+		return err
+	}
 	rec, err := playback.Load(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {

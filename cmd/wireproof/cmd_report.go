@@ -66,6 +66,9 @@ func runReport(ctx context.Context, opts reportOptions, args []string) (err erro
 	if out == args[0] {
 		return usageError{fmt.Errorf("report: the output %s would overwrite the bundle: give -o", out)}
 	}
+	if err := notDirectories("report", args); err != nil {
+		return err
+	}
 	args, f, err := fetchBundles(ctx, args)
 	if err != nil {
 		return err

@@ -306,3 +306,19 @@ func finishRecord(ctx context.Context, remote *remoteDest, stderr io.Writer) err
 	}
 	return remote.finish(context.WithoutCancel(ctx), stderr)
 }
+
+// notDirectories refuses a local directory given to a verb that reads one
+// bundle file (inspect, report, export, diff, playback), saying which verbs
+// take directories, instead of the reader's "read DIR: is a directory". It
+// is a bundle that cannot be read: exit 3, as for a missing file.
+func notDirectories(verb string, args []string) error {
+	for _, arg := range args {
+		if objstore.IsRemote(arg) {
+			continue
+		}
+		if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+			return unreadableError{fmt.Errorf("%s is a directory, not a bundle: %s reads one bundle file (replay, index and view take directories)", arg, verb)}
+		}
+	}
+	return nil
+}
