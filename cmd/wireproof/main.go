@@ -73,6 +73,9 @@ func main() {
 	code := exitCode(err, interrupted)
 	if err != nil && !isSilent(err) {
 		fmt.Fprintln(os.Stderr, "wireproof:", err)
+		if hint := storageHint(err); hint != "" {
+			fmt.Fprintln(os.Stderr, "wireproof:", hint)
+		}
 	}
 	os.Exit(code)
 }

@@ -322,3 +322,18 @@ func notDirectories(verb string, args []string) error {
 	}
 	return nil
 }
+
+// storageHint says what to check when object storage could not be reached:
+// with no endpoint configured wireproof talks to AWS S3 itself, which a user
+// of an S3-compatible service (MinIO, versitygw, ...) did not mean. "" when
+// err is no unreachable endpoint.
+func storageHint(err error) string {
+	var oe *objstore.Error
+	if !errors.As(err, &oe) || oe.Reason != objstore.ReasonUnreachable {
+		return ""
+	}
+	if strings.HasPrefix(oe.Endpoint, "AWS S3 (") {
+		return "no endpoint is configured, so this went to AWS S3: for an S3-compatible service set AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (or the profile's endpoint_url) to its http(s)://host:port"
+	}
+	return "is the service at " + oe.Endpoint + " running? (the endpoint comes from AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or the profile's endpoint_url)"
+}
