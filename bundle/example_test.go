@@ -74,3 +74,31 @@ func ExampleReader() {
 	// 2 proc.log server "startup phase: complete"
 	// truncated: false trailer events: 3
 }
+
+// A range loop reads the events in order; the loop ends at the trailer, or
+// after the last complete line of a bundle cut short (then Truncated says
+// so). Any other error is yielded once, and ends the loop.
+func ExampleReader_All() {
+	var file bytes.Buffer
+	w, _ := bundle.NewWriter(&file, bundle.Header{Tool: "wireproof example"}, nil)
+	w.Append(&bundle.Event{Kind: bundle.KindProcStart, Conn: "server"})
+	w.Append(&bundle.Event{Kind: bundle.KindProcExit, Conn: "server", Code: 0})
+	w.Close()
+
+	r, err := bundle.NewReader(&file, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	for ev, err := range r.All() {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(ev.Seq, ev.Kind, ev.Conn)
+	}
+	fmt.Println("truncated:", r.Truncated())
+	// Output:
+	// 1 proc.start server
+	// 2 proc.exit server
+	// truncated: false
+}
