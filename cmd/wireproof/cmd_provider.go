@@ -31,6 +31,7 @@ requests, system/init, assistant text and tool_use, user tool_result, result),
 calls the server's tools over MCP (--mcp-config, Streamable HTTP), and plays the
 live verifier's scenarios from the prompts it is given. Arguments it does not
 know are ignored and named on stderr. It ends on stdin's EOF or SIGTERM.
+--help (alone) prints this text.
 
 Environment: WIREPROOF_PROVIDER_TAP (stream argv and stdio lines to a recorder),
 WIREPROOF_PROVIDER_MCP_PROXY and WIREPROOF_PROVIDER_MCP_UPSTREAM (send MCP
@@ -41,6 +42,11 @@ mode: ` + joinFaults() + `).`,
     --mcp-config '{"mcpServers":{"t3-code":{"type":"http","url":"http://127.0.0.1:3773/mcp"}}}'`,
 	DisableFlagParsing: true,
 	RunE: func(cmd *cobra.Command, args []string) error {
+		// Flag parsing is off (the Claude CLI's flags are passed through),
+		// so --help would be ignored and the stand-in would wait on stdin.
+		if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
+			return cmd.Help()
+		}
 		return runProviderClaude(cmd.Context(), args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 	},
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -24,5 +27,32 @@ func TestProviderClaudeBadMCPConfig(t *testing.T) {
 func TestProviderNeedsSubcommand(t *testing.T) {
 	if code, _, _ := runBin(t, "provider"); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestProviderClaudeHelp: --help prints the help, fault modes included, and
+// exits 0 without waiting on stdin (which stays open here, as a terminal's
+// would), instead of being ignored as an unknown Claude CLI argument.
+func TestProviderClaudeHelp(t *testing.T) {
+	for _, flag := range []string{"--help", "-h"} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(wireproofBin, "provider", "claude", flag)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = r, &stdout, &stderr
+		err = cmd.Run()
+		r.Close()
+		w.Close()
+		if code := exitStatus(t, err); code != exitOK {
+			t.Errorf("%s: exit %d, stderr %q", flag, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "WIREPROOF_PROVIDER_FAULT") || !strings.Contains(stdout.String(), claude.Faults[0]) {
+			t.Errorf("%s: stdout is not the help with the fault modes:\n%s", flag, stdout.String())
+		}
+		if strings.Contains(stderr.String(), "ignoring arguments") {
+			t.Errorf("%s: stderr %q", flag, stderr.String())
+		}
 	}
 }
