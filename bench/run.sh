@@ -2,8 +2,9 @@
 # Benchmarks the recording proxy and the bundle against baselines measured in
 # the same run, and prints one line per figure:
 #   name  measured  baseline  ratio  target  ok|below|above
-# Exits non-zero if a figure misses its target. Takes about a minute on two
-# cores. BENCHTIME (default 1s) trades time for steadier figures.
+# Exits non-zero if a figure misses its target. Takes two to four minutes on
+# two cores. The throughput and latency benchmarks alternate their ways in
+# rounds and report medians; BENCHTIME (default 1s) lengthens the others.
 set -eu
 cd "$(dirname "$0")/.."
 out=$(mktemp)
