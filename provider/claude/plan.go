@@ -31,8 +31,11 @@ var (
 	childTaskRe = regexp.MustCompile(`(?is)give the child this task:\s*(.*?do not retry failures\.)`)
 	rootRe      = regexp.MustCompile(`ACK:|PARENT_RELEASED|/parent\b|(?i)\b(?:the|a|one) child\b`)
 	// A wake names its task: "Delegated task <id> completed. Use task_status
-	// with taskId <id> ...". Either spelling is enough.
-	wakeRe = regexp.MustCompile(`(?i)(?:taskId\s*[:=]?\s*|delegated task\s+)["'` + "`" + `]?([A-Za-z0-9][A-Za-z0-9_.:-]*[A-Za-z0-9])`)
+	// with taskId <id> ...". Either spelling is enough. The id is opaque: T3
+	// (orchestration V2) spells it as a percent-encoded node key such as
+	// node:delegated-task:command%3Amcp%3A<uuid>%3Adelegate-task%3A<uuid>,
+	// so it runs to the next space or quote, less trailing punctuation.
+	wakeRe = regexp.MustCompile(`(?i)(?:taskId\s*[:=]?\s*|delegated task\s+)["'` + "`" + `]?([A-Za-z0-9](?:[^\s"'` + "`" + `]*[A-Za-z0-9])?)`)
 )
 
 // gateURLs returns the gate URL and the parent gate URL (ending in /parent)

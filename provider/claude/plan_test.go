@@ -32,6 +32,10 @@ func TestParsePrompt(t *testing.T) {
 		{"reworded idle", "Please fetch with curl --fail --silent " + gate + ". End with PARENT_RELEASED.", claude.Plan{Scenario: "idle", GateURL: gate, ChildTask: leaf, Ack: true}},
 		{"reworded nested", "Delegate, and have the child delegate to a grandchild: curl --fail --silent " + gate + ".", claude.Plan{Scenario: "nested", GateURL: gate, ChildTask: nestedTask, Ack: true}},
 		{"T3 wake", "Delegated task 4f0c-9a completed. Use task_status with taskId 4f0c-9a to read the result.", claude.Plan{Scenario: "wake", TaskID: "4f0c-9a", Ack: true}},
+		// The wake text of T3 orchestration V2 (0bkevin/t3code, server 0.0.31), as
+		// recorded against the real server: the taskId is a percent-encoded node key.
+		{"T3 V2 wake", "Delegated task node:delegated-task:command%3Amcp%3Afd1282df-bc95-4cfd-82db-be67545f74f1%3Adelegate-task%3A4712b78b-4b48-4c1b-a0b1-ec51c8c5761a completed. Use task_status with taskId node:delegated-task:command%3Amcp%3Afd1282df-bc95-4cfd-82db-be67545f74f1%3Adelegate-task%3A4712b78b-4b48-4c1b-a0b1-ec51c8c5761a to read the result.", claude.Plan{Scenario: "wake", TaskID: "node:delegated-task:command%3Amcp%3Afd1282df-bc95-4cfd-82db-be67545f74f1%3Adelegate-task%3A4712b78b-4b48-4c1b-a0b1-ec51c8c5761a", Ack: true}},
+		{"wake id ends a sentence", "Task finished. Call task_status with taskId t-9.", claude.Plan{Scenario: "wake", TaskID: "t-9", Ack: true}},
 		{"reworded wake", "Your child finished; call task_status (taskId: \"t-17\").", claude.Plan{Scenario: "wake", TaskID: "t-17", Ack: true}},
 		{"no url", "Say hello.", claude.Plan{}},
 		{"taskId without task_status", "taskId 12 is a number.", claude.Plan{}},
