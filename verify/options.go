@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/wireproof/wireproof/assert"
@@ -136,6 +137,11 @@ func (o Options) withDefaults() (Options, error) {
 	case "json", "ndjson":
 	default:
 		return o, &OptionError{"--serialization", o.Serialization, "want json or ndjson"}
+	}
+	if strings.TrimSpace(o.ServerCmd) != "" {
+		if err := checkServerCmd(o.ServerCmd); err != nil {
+			return o, err
+		}
 	}
 	if o.Provider == "" {
 		o.Provider = DefaultProvider

@@ -50,8 +50,10 @@ and its verdict (<scenario>-<n>.verdict.json) into the output directory; a suite
 (--scenario all, or --repeat > 1) also writes results.json.
 
 Without --server-cmd it runs the embedded fixture server, so it needs no provider
-credentials. --server-cmd is run by sh, as a shell would run it, with "start
---bootstrap-fd 3 --log-level debug" appended.
+credentials. --server-cmd is exec'd by sh as one command, in the run's work
+directory, with "start --bootstrap-fd 3 --log-level debug" appended: give
+absolute paths, and the environment as "env VAR=value cmd"; a compound command
+("cd /t3 && node ...") is refused before anything starts.
 
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
@@ -66,7 +68,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 --keep failed keeps only the bundles of runs that did not pass.`,
 	Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
-  wireproof verify --server-cmd "node apps/server/src/bin.ts" --scenario idle`,
+  wireproof verify --server-cmd "node /path/to/t3code/apps/server/src/bin.ts" --scenario idle`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		o := verifyOpts
