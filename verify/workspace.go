@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,16 +109,4 @@ func readPatch(ctx context.Context, dir string) (patch []byte, size int64, trunc
 	rest, _ := io.Copy(io.Discard, out)
 	cmd.Wait()
 	return patch, int64(len(patch)) + rest, rest > 0
-}
-
-// reservePort reserves an ephemeral loopback port and gives it back, for the
-// server to bind. A bind race fails the run; it never falls back to an
-// existing server.
-func reservePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("reserving a port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
 }
