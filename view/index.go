@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -139,7 +140,6 @@ type Index struct {
 
 type indexer struct {
 	ix      *Index
-	corr    *replay.Correlator
 	http    map[string]int32 // open exchange by conn
 	ws      map[string]int
 	calls   map[*replay.Call]int32
@@ -147,8 +147,11 @@ type indexer struct {
 	kinds   map[string]bool
 	conns   map[string]bool
 	methods map[string]bool
-	cur     *Event // the event being indexed (RPC labels go onto it)
-	rpc     []string
+	// RPC labels of the event at rpcAt (an index into ix.Events), joined
+	// onto it when the calls move on to another event.
+	rpcAt int
+	rpc   []string
+	done  bool // the bundle was read: the ends the Tap makes at its end label no event
 }
 
 // bodyKinds are the kinds whose payloads the index reads: the RPC frames,
@@ -165,15 +168,22 @@ func bodyKinds(k bundle.Kind) bool {
 func newIndexer(h bundle.Header) *indexer {
 	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*replay.Call]int32{},
 		procs: map[string]int{}, kinds: map[string]bool{}, conns: map[string]bool{}, methods: map[string]bool{}}
-	x.corr = replay.NewCorrelator(x.onRPC)
+	x.rpcAt = -1
 	x.add(&bundle.Event{Kind: bundle.KindHeader}, "recording started: "+h.Tool)
 	return x
 }
 
-// finish ends the calls still open at last, the bundle's last event.
+// read marks the end of the bundle's events: the calls the replay session
+// ends after it (at the bundle's last event) end their spans but label no
+// event, as their ends were not on the wire.
+func (x *indexer) read() {
+	x.flushRPC()
+	x.done = true
+}
+
+// finish completes the index once the session has ended its calls; last is
+// the bundle's last event.
 func (x *indexer) finish(last *bundle.Event, r *bundle.Reader) *Index {
-	x.cur = nil
-	x.corr.End(last)
 	ix := x.ix
 	ix.LastT = last.T
 	ix.Truncated, ix.TruncatedReason = r.Truncated(), r.TruncatedReason()
@@ -264,21 +274,40 @@ func (x *indexer) add(ev *bundle.Event, summary string) {
 	case bundle.KindGateRequest, bundle.KindGateRelease, bundle.KindMark, bundle.KindVerdict, bundle.KindArtifact:
 		x.point(ev, e.Summary)
 	}
-	x.cur, x.rpc = e, x.rpc[:0]
-	x.corr.Feed(ev)
-	if ev.Kind == bundle.KindProcExit && ev.Conn == "server" {
-		x.corr.ServerStopped(ev)
+}
+
+// flushRPC joins the pending RPC labels onto their event.
+func (x *indexer) flushRPC() {
+	if x.rpcAt >= 0 && len(x.rpc) > 0 {
+		e := &x.ix.Events[x.rpcAt]
+		s := strings.Join(x.rpc, ", ")
+		if e.RPC != "" {
+			s = e.RPC + ", " + s
+		}
+		e.RPC = clipLine(s, maxSummary)
 	}
-	if len(x.rpc) > 0 {
-		e.RPC = clipLine(strings.Join(x.rpc, ", "), maxSummary)
+	x.rpcAt, x.rpc = -1, x.rpc[:0]
+}
+
+// eventAt is the index in ix.Events of the event with seq, -1 if none.
+func (x *indexer) eventAt(seq uint64) int {
+	evs := x.ix.Events
+	if x.rpcAt >= 0 && evs[x.rpcAt].Seq == seq {
+		return x.rpcAt
 	}
+	i, ok := slices.BinarySearchFunc(evs, seq, func(e Event, s uint64) int { return cmp.Compare(e.Seq, s) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 func (x *indexer) point(ev *bundle.Event, label string) {
 	x.ix.Points = append(x.ix.Points, Point{Seq: ev.Seq, T: ev.T, Kind: string(ev.Kind), Conn: ev.Conn, Label: label})
 }
 
-// onRPC receives the correlated calls.
+// onRPC receives the calls the replay session's Correlator rebuilds (its
+// replay.Tap): the index is built from the same decode as the verdict.
 func (x *indexer) onRPC(r *replay.RPCEvent) {
 	ix := x.ix
 	if r.Err != nil {
@@ -319,7 +348,15 @@ func (x *indexer) onRPC(r *replay.RPCEvent) {
 		}
 	}
 	// The event the message came in on (an end at a close or exit belongs to that event).
-	if e := x.cur; e != nil && e.Seq == r.Seq {
+	if x.done {
+		return
+	}
+	if i := x.eventAt(r.Seq); i >= 0 {
+		if i != x.rpcAt {
+			x.flushRPC()
+			x.rpcAt = i
+		}
+		e := &ix.Events[i]
 		if ci >= 0 && !slices.Contains(e.Calls, ci) {
 			e.Calls = append(e.Calls, ci)
 		}

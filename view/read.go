@@ -9,7 +9,9 @@ import (
 
 // read reads the bundle at path once: every event goes to the index and to
 // a replay.Session, the code path of `wireproof replay`, whose engine hands
-// over the parent thread's observations as the checks see them. Payloads are
+// over the parent thread's observations as the checks see them and, by its
+// Tap, the RPC calls its Correlator rebuilds, so the index's calls come from
+// the same decode as the verdict. Payloads are
 // decoded only for the kinds the index summarizes or replay reads.
 func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool {
@@ -20,11 +22,14 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	}
 	defer r.Close()
 	a := &Analysis{}
-	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{OnObservation: a.observe}})
+	x := newIndexer(r.Header())
+	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
+		OnObservation: a.observe,
+		Tap:           &replay.Tap{RPC: x.onRPC},
+	}})
 	if err != nil {
 		return nil, nil, err
 	}
-	x := newIndexer(r.Header())
 	var last bundle.Event
 	var feedErr error
 	err = each(ctx, r, func(ev *bundle.Event) bool {
@@ -41,8 +46,9 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ix := x.finish(&last, r)
+	x.read()
 	a.Result = sess.Result(r.Truncated(), r.TruncatedReason())
+	ix := x.finish(&last, r)
 	a.Result.Path = path
 	return a, ix, nil
 }
