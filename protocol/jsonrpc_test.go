@@ -55,6 +55,11 @@ func TestJSONRPCDecoder(t *testing.T) {
 			[]string{"1 request a id=1 call=open", "2 response a id=1 call=success"}},
 		{"string and number ids differ", []string{`c2s {"jsonrpc":"2.0","id":"1","method":"a"}`, `s2c {"jsonrpc":"2.0","id":1,"result":{}}`},
 			[]string{`1 request a id="1" call=open`, "2 response  id=1", `99 end a id="1" call=unknown`}},
+		{"string and number ids in flight together", []string{
+			`c2s [{"jsonrpc":"2.0","id":"1","method":"a"},{"jsonrpc":"2.0","id":1,"method":"b"},{"jsonrpc":"2.0","method":"n"}]`,
+			`s2c [{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":"1","error":{"code":-32000,"message":"no"}},{"jsonrpc":"2.0","id":2,"result":1}]`},
+			[]string{`1 request a id="1" call=open`, "1 request b id=1 call=open", "1 notification n id=",
+				"2 response b id=1 call=success", `2 response a id="1" call=failure`, "2 response  id=2"}},
 		{"error answer", []string{`c2s {"jsonrpc":"2.0","id":7,"method":"a"}`, `s2c {"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`},
 			[]string{"1 request a id=7 call=open", "2 response a id=7 call=failure"}},
 		{"notification", []string{`c2s {"jsonrpc":"2.0","method":"n","params":[1]}`}, []string{"1 notification n id="}},
