@@ -71,6 +71,10 @@ func IDKey(id json.RawMessage) string {
 	return b.String()
 }
 
+// Conns is the number of connections the decoder holds state for: those
+// seen and not closed (a stdio channel is held until Stop).
+func (d *JSONRPCDecoder) Conns() int { return len(d.conns) }
+
 func (d *JSONRPCDecoder) conn(id string) *rpcConn {
 	c := d.conns[id]
 	if c == nil {
@@ -94,6 +98,7 @@ func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 		emit(closeEvent(ev, JSONRPC))
 		if c := d.conns[ev.Conn]; c != nil {
 			d.endAll(ev.Conn, c, ev, emit)
+			delete(d.conns, ev.Conn) // nothing in flight is left: keep memory flat
 		}
 		return
 	case bundle.KindStdioLine, bundle.KindWSMessage:

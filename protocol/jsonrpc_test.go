@@ -207,3 +207,34 @@ func TestJSONRPCOverHTTP(t *testing.T) {
 		t.Errorf("JSON-RPC events (-want +got):\n%s", diff)
 	}
 }
+
+// TestJSONRPCDecoderDropsClosedConns: a WebSocket's close ends its calls and
+// its entry, so the decoder's memory follows the sockets open at once, not
+// the bundle; a frame after the close (the other side's) still decodes.
+func TestJSONRPCDecoderDropsClosedConns(t *testing.T) {
+	d := protocol.NewJSONRPCDecoder()
+	var ends int
+	emit := func(e *protocol.Event) {
+		if e.Kind == protocol.KindEnd {
+			ends++
+		}
+	}
+	var seq uint64
+	for i := range 100 {
+		conn := fmt.Sprintf("ws%d", i)
+		seq++
+		d.Feed(&bundle.Event{Seq: seq, Kind: bundle.KindWSMessage, Conn: conn, Dir: bundle.DirClientToServer,
+			Body: bundle.Text([]byte(`{"jsonrpc":"2.0","id":1,"method":"a"}`))}, emit)
+		seq++
+		d.Feed(&bundle.Event{Seq: seq, Kind: bundle.KindWSClose, Conn: conn, Dir: bundle.DirClientToServer}, emit)
+	}
+	if d.Conns() != 0 || ends != 100 {
+		t.Fatalf("after 100 closed sockets: %d held, %d calls ended; want 0 held, 100 ended", d.Conns(), ends)
+	}
+	var got []string
+	d.Feed(&bundle.Event{Seq: seq + 1, Kind: bundle.KindWSMessage, Conn: "ws0", Dir: bundle.DirServerToClient,
+		Body: bundle.Text([]byte(`{"jsonrpc":"2.0","id":1,"result":1}`))}, func(e *protocol.Event) { got = append(got, e.Kind.String()) })
+	if diff := cmp.Diff([]string{"response"}, got); diff != "" {
+		t.Errorf("late frame (-want +got):\n%s", diff)
+	}
+}
