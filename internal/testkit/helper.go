@@ -28,10 +28,12 @@ func HelperEnv(mode string) []string {
 
 // HelperCommand returns a command that runs this test binary in helper
 // mode: Main calls Options.Helpers[mode] in the child and exits with what
-// it returns. The caller may append to its Env and set its streams.
+// it returns. On Linux the child is killed when this process dies, however
+// it dies. The caller may append to its Env and set its streams.
 func HelperCommand(mode string, args ...string) *exec.Cmd {
 	argv := HelperArgv(args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = HelperEnv(mode)
+	dieWithParent(cmd)
 	return cmd
 }

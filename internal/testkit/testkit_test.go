@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -18,6 +20,17 @@ func TestMain(m *testing.M) {
 			return 7
 		},
 		"sleep": func() int {
+			time.Sleep(time.Hour)
+			return 0
+		},
+		// spawn starts a sleeping helper, prints its pid and sleeps.
+		"spawn": func() int {
+			cmd := HelperCommand("sleep")
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			fmt.Println(cmd.Process.Pid)
 			time.Sleep(time.Hour)
 			return 0
 		},
@@ -124,4 +137,49 @@ func TestGolden(t *testing.T) {
 	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "three") {
 		t.Errorf("Golden reported %q, want one diff", r.errs)
 	}
+}
+
+// TestHelperDiesWithParent: a helper outlives no test binary, even one
+// killed with SIGKILL, when no cleanup runs.
+func TestHelperDiesWithParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	CheckLeaks(t)
+	parent := HelperCommand("spawn")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		parent.Process.Kill()
+		parent.Wait()
+		t.Fatalf("reading the grandchild's pid: %v", err)
+	}
+	parent.Process.Kill()
+	parent.Wait()
+	// No event says when the grandchild is killed: poll. Once dead it may
+	// stay a zombie until its new parent reaps it; that counts as ended.
+	deadline := time.Now().Add(time.Minute)
+	for running(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("helper %d outlived its killed parent", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether process pid exists and is no zombie.
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
