@@ -233,9 +233,9 @@ func (e *Engine) protocolEvent(pe *protocol.Event) {
 // background-delivery suite run.
 func (e *Engine) verificationRun() bool { return e.info != nil || e.scenario != "" }
 
-// wire feeds the protocol layer, until the conformance suite's cut-off: the
-// driver's end mark (the live verdict is taken after it), the verdict event
-// or the end of the bundle.
+// wire feeds the protocol layer, until the checks' cut-off: the driver's
+// done mark (where Feed decides the verdict), the verdict event or the end of
+// the bundle.
 func (e *Engine) wire(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose, bundle.KindStdioLine,
@@ -302,6 +302,15 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 		return nil
 	case bundle.KindMark:
 		e.mark(ev)
+		if e.conf.done {
+			// The driver's done mark (wire saw it): the cut-off of every
+			// check. The verdict is decided here, live and in replay, so no
+			// event after it (recorded while the live driver took the
+			// verdict) can change it; a Tap still sees those events.
+			e.lastSeq, e.lastT = ev.Seq, ev.T
+			e.finalize()
+			return nil
+		}
 	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose:
 		// Decoded by the protocol layer (wire), which hands Effect RPC
 		// sockets to the Correlator.
@@ -312,8 +321,9 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	case bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit:
 		e.proc(ev)
 	case bundle.KindVerdict:
-		// The live driver finalized here: an undecided engine finalizes too, at
-		// the last event that mattered, as Verdict did live.
+		// No done mark came before it (an older or a synthetic bundle): an undecided
+		// engine finalizes here, at the last event that mattered, as Verdict
+		// did live.
 		e.finalize()
 		return nil
 	default:

@@ -177,7 +177,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	interrupted := r.drive(ctx)
 	stopStatus()
 
-	// The verdict covers every event up to this mark, live and in replay.
+	// The verdict covers every event up to this mark, live and in replay: the
+	// engine decides it at the mark, so what is recorded after it is not judged.
 	seq := r.mark(replay.MarkPhase, replay.PhaseMark{Phase: replay.PhaseDone})
 	if err := live.WaitFor(seq); err != nil {
 		rec.Close()
