@@ -49,6 +49,16 @@ type script struct {
 	seqs   []uint64  // parallel to calls
 }
 
+// again is the script for a reconnection to the same recorded connection:
+// the calls are played afresh, what earlier connections played stays in
+// ever. The decoded recording is shared, not decoded again: nothing playing
+// changes it.
+func (s *script) again() *script {
+	n := *s
+	n.played = make([]bool, len(s.calls))
+	return &n
+}
+
 // call is one recorded RPC call: the client's request and the server's
 // replies to it.
 type call struct {

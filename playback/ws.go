@@ -45,13 +45,12 @@ func (p *Player) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 			return c.Seq, "GET " + c.URL.Path
 		}, &live, summary)
 	} else {
-		if prev := p.scripts[i]; prev == nil || repeated {
+		if prev := p.scripts[i]; prev == nil {
 			p.scripts[i] = newScript(p.rec.Conns[i])
-			if prev != nil {
-				// A reconnection plays the calls afresh; what the
-				// earlier connections played stays played.
-				p.scripts[i].ever = prev.ever
-			}
+		} else if repeated {
+			// A reconnection plays the calls afresh; what the earlier
+			// connections played stays played.
+			p.scripts[i] = prev.again()
 		}
 		sc = p.scripts[i]
 	}
