@@ -171,6 +171,10 @@ func (tw *tapWriter) flush() {
 // command's error, ctx's error if ctx ended it (it is killed), and the first
 // error the Emitter reported. If cmd.WaitDelay is zero it is set to two
 // seconds, so a stdin that never ends cannot hold the return.
+//
+// The command runs as a Group (cmd.SysProcAttr is replaced): what it starts
+// is killed with it, when it exits, when ctx ends, and when this process
+// dies, even by SIGKILL.
 func TapCommand(ctx context.Context, em Emitter, name string, cmd *exec.Cmd) error {
 	if em == nil || cmd == nil {
 		return errors.New("record: TapCommand needs an Emitter and a command")
@@ -188,13 +192,14 @@ func TapCommand(ctx context.Context, em Emitter, name string, cmd *exec.Cmd) err
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = tapWaitDelay
 	}
-	// The command dies with this process, even on SIGKILL (StartTied).
-	wait, err := StartTied(cmd, syscall.SIGKILL)
+	// The command and what it starts die with this process, even on
+	// SIGKILL, and what it leaves running when it exits is killed (Group).
+	g, err := StartGroup(cmd)
 	if err != nil {
 		return fmt.Errorf("record: starting %q: %w", name, err)
 	}
-	stopWatch := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
-	err = wait()
+	stopWatch := context.AfterFunc(ctx, func() { g.Signal(syscall.SIGKILL) })
+	err = g.Wait()
 	killed := !stopWatch()
 
 	// Wait has stopped the copying; flush what it left unfinished.

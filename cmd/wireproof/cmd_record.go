@@ -222,9 +222,10 @@ func stopRecording(srv *record.Server, rec *record.Recorder, output string) erro
 // with wireproof, even on SIGKILL, and whatever it leaves running when it
 // exits is killed (record.Group). On a terminal its group is the foreground
 // job, so ^C goes to it as it would without wireproof; a SIGINT or SIGTERM
-// sent to wireproof itself is passed on to the group. With --stdio the tap
-// kills the command when wireproof is interrupted. Either way wireproof waits
-// for the command to exit.
+// sent to wireproof itself is passed on to the group. With --stdio the
+// command's stdin is the tap, not the terminal: it runs in a group of its own
+// too (record.TapCommand), which the tap kills when wireproof is interrupted.
+// Either way wireproof waits for the command to exit.
 func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, proxyURL string) error {
 	cmd := exec.Command(opts.command[0], opts.command[1:]...)
 	cmd.Env = os.Environ()

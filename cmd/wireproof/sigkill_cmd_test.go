@@ -233,6 +233,8 @@ func TestRecordKilledLeavesNoCommand(t *testing.T) {
 		// the watchdog of the command's process group kills it.
 		{"proxy, a grandchild", []string{"record", "--upstream", "http://127.0.0.1:9", "-o", filepath.Join(tmp, "grand.zst"), "--",
 			"sh", "-c", "sleep 37 & exec sleep 38"}, 3}, // sleep 37, sleep 38, the watchdog
+		{"stdio, a grandchild", []string{"record", "--stdio", "-o", filepath.Join(tmp, "stdio-grand.zst"), "--",
+			"sh", "-c", "sleep 37 & exec sleep 38"}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, tc.args...)
