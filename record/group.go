@@ -26,7 +26,8 @@ type Group struct {
 	cmd      *exec.Cmd
 	wait     func() error
 	watchdog *groupWatchdog
-	tty      int // the terminal whose foreground the group took, or -1
+	tty      int           // the terminal whose foreground the group took, or -1
+	leader   chan struct{} // closed once the orphan killer returned
 }
 
 // StartGroup starts cmd as a Group. cmd.SysProcAttr is replaced.
@@ -45,6 +46,12 @@ func StartGroup(cmd *exec.Cmd) (*Group, error) {
 	}
 	g.wait = wait
 	g.watchdog = startGroupWatchdog(cmd.Process.Pid)
+	g.leader = make(chan struct{})
+	kill := orphanKiller(cmd.Process.Pid)
+	go func() {
+		defer close(g.leader)
+		kill()
+	}()
 	return g, nil
 }
 
@@ -76,6 +83,7 @@ func (g *Group) Signal(sig syscall.Signal) error {
 // what cmd.Wait returned.
 func (g *Group) Wait() error {
 	err := g.wait()
+	<-g.leader
 	syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
 	g.watchdog.stop()
 	if g.tty >= 0 {

@@ -169,3 +169,28 @@ func TestRecordCommandOnTerminal(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordStdioCommandLeavesNothingRunning: with --stdio, a background job
+// the command leaves holding its stdout is killed as soon as the command
+// exits, so the tap's output ends at once and wireproof exits with the
+// command's status (it used to wait for WaitDelay and exit 1, "WaitDelay
+// expired before I/O complete", with the job still running).
+func TestRecordStdioCommandLeavesNothingRunning(t *testing.T) {
+	tmp := t.TempDir()
+	pidFile := filepath.Join(tmp, "grandchild")
+	cmd := exec.Command(wireproofBin, "record", "--stdio", "-o", filepath.Join(tmp, "run.zst"), "--",
+		"sh", "-c", `sleep 37 & echo $! > `+pidFile+`; echo '{"jsonrpc":"2.0","method":"done"}'`)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wireproof record --stdio: %v, want exit 0 like the command; stderr:\n%s", err, stderr.String())
+	}
+	if got, want := stdout.String(), "{\"jsonrpc\":\"2.0\",\"method\":\"done\"}\n"; got != want {
+		t.Errorf("stdout %q, want the command's line %q", got, want)
+	}
+	grandchild, err := strconv.Atoi(waitForFile(t, pidFile, cmd, &stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitAllDead(t, "the command's background sleep", []int{grandchild})
+}
