@@ -577,6 +577,20 @@ func isIdent(c byte) bool {
 	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
+// IsTokenFieldName reports whether name can be found as a token field
+// (Options.TokenFields): a non-empty identifier of letters, digits, _ and -.
+func IsTokenFieldName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := range len(name) {
+		if !isIdent(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // has reports whether name is one of the token field names.
 func (fs *fieldSet) has(name []byte) bool {
 	for _, f := range fs.names {

@@ -177,3 +177,14 @@ func decompressedBundle(t *testing.T, path string) []byte {
 	}
 	return raw
 }
+
+func TestIsTokenFieldName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"token": true, "wsTicket": true, "x-api_key2": true,
+		"": false, "a b": false, "a.b": false, "tökén": false, `"token"`: false,
+	} {
+		if got := IsTokenFieldName(name); got != want {
+			t.Errorf("IsTokenFieldName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

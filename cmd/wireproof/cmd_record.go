@@ -122,7 +122,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		return usageError{errors.New("missing -o FILE: the bundle to write")}
 	}
 	for _, f := range opts.tokenFields {
-		if f == "" || strings.IndexFunc(f, func(r rune) bool { return !isFieldRune(r) }) >= 0 {
+		if !record.IsTokenFieldName(f) {
 			return usageError{fmt.Errorf("--token-field %q: a field name is letters, digits, _ and -", f)}
 		}
 	}
@@ -319,12 +319,6 @@ func parseUpstream(s string) (*url.URL, error) {
 // those of --token-field.
 func (o recordOptions) allTokenFields() []string {
 	return slices.Concat(record.DefaultTokenFields, t3.TokenFields, o.tokenFields)
-}
-
-// isFieldRune reports whether r may be part of a token field name: the
-// recorder finds names as whole identifiers of these characters.
-func isFieldRune(r rune) bool {
-	return r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
 }
 
 // recordManifest says what was recorded. Secrets never enter it: --redact
