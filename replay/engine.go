@@ -252,9 +252,7 @@ func (e *Engine) wire(ev *bundle.Event) {
 	case bundle.KindMark:
 		if ev.Name == MarkPhase {
 			var b PhaseMark
-			if err := DecodeMark(ev, &b); err != nil {
-				e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
-			} else if b.Phase == PhaseDone {
+			if e.decodeMark(ev, &b) && b.Phase == PhaseDone {
 				e.conf.done = true
 			}
 		}
@@ -496,8 +494,7 @@ func (e *Engine) mark(ev *bundle.Event) {
 	switch ev.Name {
 	case MarkRun:
 		var info RunInfo
-		if err := DecodeMark(ev, &info); err != nil {
-			e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
+		if !e.decodeMark(ev, &info) {
 			return
 		}
 		e.info = &info
@@ -551,12 +548,15 @@ func (e *Engine) mark(ev *bundle.Event) {
 	}
 }
 
-// decodeMark decodes a mark's body; a malformed one is kept as a decode
-// error (the mark still decides what it decides, with what could be read).
-func (e *Engine) decodeMark(ev *bundle.Event, v any) {
+// decodeMark decodes a mark's body and reports whether it decoded; a
+// malformed one is kept as a decode error (the mark still decides what it
+// decides, with what could be read, unless its caller needs all of it).
+func (e *Engine) decodeMark(ev *bundle.Event, v any) bool {
 	if err := DecodeMark(ev, v); err != nil {
 		e.keepError(ev.Seq, ev.Conn, err, ev.Body.Data)
+		return false
 	}
+	return true
 }
 
 // when says when the run was cut: what the driver says it was doing (the
