@@ -119,7 +119,8 @@ type Event struct {
 	// ended abnormally (no close frame).
 	Code     int
 	Abnormal bool
-	// HTTP Response: the status, the declared Content-Length (-1: none) and
+	// HTTP Response: the status (also on the answer a JSON-RPC call over
+	// HTTP got as an HTTP error, and on its end), the declared Content-Length (-1: none) and
 	// the body bytes recorded; BodyCut says the recording of the body was cut
 	// short (truncated, or the exchange ended with an error), so its length
 	// cannot be judged.
@@ -127,6 +128,11 @@ type Event struct {
 	Declared int64
 	Actual   int64
 	BodyCut  bool
+	// Truncated (HTTP Response): the recorder kept only the start of the
+	// body (its cap). BodyTooBig: a body the decoder was asked to keep
+	// (HTTPOptions.Keep; then in Body) was larger than its MaxBody.
+	Truncated  bool
+	BodyTooBig bool
 
 	Err error
 	Raw []byte

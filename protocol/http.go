@@ -17,15 +17,25 @@ import (
 // its server-sent events, each a Notification (Method: the event name,
 // "message" by default; Body: the data lines joined by newlines).
 //
-// JSON-RPC 2.0 carried over HTTP, as MCP's streamable HTTP transport does, is
-// decoded too: a request body with a "jsonrpc" member is a JSON-RPC message
-// (or batch) from the client, and the answer to it (an application/json body,
-// or each server-sent event of a text/event-stream body) messages from the
-// server, all on one JSON-RPC connection per session (the Mcp-Session-Id
-// header, else the request path), so ids are matched across exchanges.
+// JSON-RPC 2.0 carried over HTTP, as MCP's Streamable HTTP transport does, is
+// decoded too (see mcpScope): a POST body with a "jsonrpc" member is the
+// client's message (or batch), the answer to it an application/json body or
+// the server-sent events of a text/event-stream body.
 type HTTPDecoder struct {
-	xs  map[string]*exchange
-	rpc *JSONRPCDecoder
+	xs      map[string]*exchange
+	scopes  map[string]*mcpScope
+	keep    func(req *bundle.Event) bool
+	maxBody int
+}
+
+// HTTPOptions tune an HTTPDecoder. A nil *HTTPOptions means the defaults.
+type HTTPOptions struct {
+	// Keep, if set, is asked at each request whether the response body is
+	// wanted whole: the exchange's Response event then carries it (Body), or
+	// says it was larger than MaxBody (BodyTooBig).
+	Keep func(req *bundle.Event) bool
+	// MaxBody caps a kept response body; 0 means 64 MiB.
+	MaxBody int
 }
 
 // maxRPCBody caps a buffered JSON-RPC body.
@@ -34,41 +44,34 @@ const maxRPCBody = 16 << 20
 type exchange struct {
 	call     *Call
 	status   int
+	answered bool  // an http.response was recorded
 	declared int64 // the response's Content-Length, -1 if none
 	head     bool  // no body whatever the headers say (HEAD, 1xx, 204, 304)
 	bytes    int64 // response body bytes recorded
 	sse      *sseParser
 
-	session string // the JSON-RPC connection of the exchange ("": none)
-	reqBody []byte // the request body, until the response begins
-	resBody []byte // an application/json response body of a JSON-RPC exchange
-	resJSON bool
+	keep    bool   // Keep asked for the response body
+	body    []byte // the kept response body
+	tooBig  bool   // the kept body went over MaxBody
+	reqLeft int64  // request body bytes still to come (Content-Length), -1 unknown
+
+	rpc *mcpExchange // JSON-RPC over the exchange; nil: none
+
+	// stopped: Stop ended the call (the server stopped) while the exchange
+	// was open; what the proxy still records of it is Late.
+	stopped bool
 }
 
 // NewHTTPDecoder returns a decoder with no exchanges.
-func NewHTTPDecoder() *HTTPDecoder {
-	return &HTTPDecoder{xs: map[string]*exchange{}, rpc: NewJSONRPCDecoder()}
-}
-
-// rpcLine feeds one JSON-RPC message (or batch) carried over HTTP to the
-// session's JSON-RPC connection.
-func (d *HTTPDecoder) rpcLine(x *exchange, at *bundle.Event, dir bundle.Dir, body []byte, emit Emit) {
-	d.rpc.Feed(&bundle.Event{Seq: at.Seq, T: at.T, Kind: bundle.KindStdioLine, Conn: x.session, Dir: dir, Body: bundle.Text(body)}, func(ev *Event) {
-		ev.Protocol = JSONRPC
-		emit(ev)
-	})
-}
-
-// startRPC decides, once the request body is whole, whether the exchange
-// carries JSON-RPC, and feeds the request if it does.
-func (d *HTTPDecoder) startRPC(x *exchange, at *bundle.Event, emit Emit) {
-	body := x.reqBody
-	x.reqBody = nil
-	if x.session == "" || len(body) == 0 || !bytes.Contains(body, []byte(`"jsonrpc"`)) || !LooksLikeJSONRPC(body) {
-		x.session = ""
-		return
+func NewHTTPDecoder(opts *HTTPOptions) *HTTPDecoder {
+	d := &HTTPDecoder{xs: map[string]*exchange{}, scopes: map[string]*mcpScope{}, maxBody: 64 << 20}
+	if opts != nil {
+		d.keep = opts.Keep
+		if opts.MaxBody > 0 {
+			d.maxBody = opts.MaxBody
+		}
 	}
-	d.rpcLine(x, at, bundle.DirClientToServer, body, emit)
+	return d
 }
 
 // Feed takes http.* events.
@@ -80,13 +83,12 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			path = u.Path
 		}
 		call := &Call{Protocol: HTTP, Conn: ev.Conn, ID: ev.Conn, Method: ev.Method + " " + path, Dir: bundle.DirClientToServer, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
-		x := &exchange{call: call, declared: -1, head: ev.Method == http.MethodHead}
-		if ev.Method == http.MethodPost {
-			x.session = "http:" + path
-			if id := ev.Header.Get("Mcp-Session-Id"); id != "" {
-				x.session = "http:" + id
-			}
+		x := &exchange{call: call, declared: -1, head: ev.Method == http.MethodHead, reqLeft: -1}
+		x.keep = d.keep != nil && d.keep(ev)
+		if cl, err := strconv.ParseInt(ev.Header.Get("Content-Length"), 10, 64); err == nil && cl >= 0 {
+			x.reqLeft = cl
 		}
+		x.rpc = d.openMCP(ev)
 		d.xs[ev.Conn] = x
 		emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirClientToServer, Protocol: HTTP, Kind: KindRequest, ID: ev.Conn, Method: call.Method, Call: call})
 	case bundle.KindHTTPResponse:
@@ -94,10 +96,8 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 		if x == nil {
 			return
 		}
-		x.status = ev.Status
-		if x.session != "" {
-			d.startRPC(x, ev, emit)
-		}
+		x.status, x.answered = ev.Status, true
+		d.requestDone(x, ev, emit)
 		if ev.Status < 200 || ev.Status == http.StatusNoContent || ev.Status == http.StatusNotModified {
 			x.head = true
 		}
@@ -107,11 +107,16 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			}
 		}
 		mt, _, _ := mime.ParseMediaType(ev.Header.Get("Content-Type"))
+		if x.stopped {
+			mt = "" // its messages are not decoded: its call is over
+		}
 		switch mt {
 		case "text/event-stream":
 			x.sse = &sseParser{}
 		case "application/json":
-			x.resJSON = x.session != ""
+			if x.rpc != nil {
+				x.rpc.resJSON = true
+			}
 		}
 	case bundle.KindHTTPBody:
 		x := d.xs[ev.Conn]
@@ -119,20 +124,25 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			return
 		}
 		if ev.Dir != bundle.DirServerToClient {
-			if x.session != "" && len(x.reqBody)+len(ev.Body.Data) <= maxRPCBody {
-				x.reqBody = append(x.reqBody, ev.Body.Data...)
-			}
+			d.requestBody(x, ev, emit)
 			return
 		}
 		x.bytes += int64(len(ev.Body.Data))
-		if x.resJSON && len(x.resBody)+len(ev.Body.Data) <= maxRPCBody {
-			x.resBody = append(x.resBody, ev.Body.Data...)
+		if x.keep && !x.tooBig {
+			if len(x.body)+len(ev.Body.Data) > d.maxBody {
+				x.tooBig, x.body = true, nil
+			} else {
+				x.body = append(x.body, ev.Body.Data...)
+			}
+		}
+		if m := x.rpc; m != nil && m.resJSON && len(m.resBody)+len(ev.Body.Data) <= maxRPCBody {
+			m.resBody = append(m.resBody, ev.Body.Data...)
 		}
 		if x.sse != nil {
 			x.sse.feed(ev.Body.Data, func(name string, data []byte) {
 				emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirServerToClient, Protocol: HTTP, Kind: KindNotification, Method: name, Body: data, Call: x.call})
-				if x.session != "" && name == "message" && len(bytes.TrimSpace(data)) > 0 {
-					d.rpcLine(x, ev, bundle.DirServerToClient, data, emit)
+				if x.rpc != nil && name == "message" {
+					d.serverMessage(x, ev, data, emit)
 				}
 			})
 		}
@@ -142,41 +152,79 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			return
 		}
 		delete(d.xs, ev.Conn)
-		if x.session != "" && x.reqBody != nil {
-			d.startRPC(x, ev, emit) // no response came
+		if x.stopped {
+			// Its call ended at Stop: the end recorded after it crossed that
+			// ending (Late), and carries the kept body.
+			out := &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirServerToClient, Protocol: HTTP, Kind: KindResponse, ID: ev.Conn,
+				Method: x.call.Method, Call: x.call, Status: x.status, Declared: -1, Actual: x.bytes, Late: true,
+				BodyCut: true, Truncated: ev.Truncated, Err: errOrNil(ev.Err)}
+			if x.keep {
+				out.Body, out.BodyTooBig = x.body, x.tooBig
+			}
+			emit(out)
+			return
 		}
-		if x.resJSON && x.session != "" && len(bytes.TrimSpace(x.resBody)) > 0 {
-			d.rpcLine(x, ev, bundle.DirServerToClient, x.resBody, emit)
+		d.requestDone(x, ev, emit) // no response came
+		if m := x.rpc; m != nil && m.resJSON {
+			d.serverMessage(x, ev, m.resBody, emit)
 		}
+		d.endMCP(x, ev, emit)
 		actual := ev.Size
 		if actual == 0 {
 			actual = x.bytes
 		}
-		x.call.Outcome, x.call.EndSeq = OutcomeSuccess, ev.Seq
-		if ev.Err != "" {
-			x.call.Outcome = OutcomeFailure
-		}
-		declared := x.declared
+		out := &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirServerToClient, Protocol: HTTP, Kind: KindResponse, ID: ev.Conn,
+			Method: x.call.Method, Call: x.call, Status: x.status, Declared: x.declared, Actual: actual,
+			BodyCut: ev.Err != "" || (ev.Truncated && ev.Size == 0), Truncated: ev.Truncated, Err: errOrNil(ev.Err)}
 		if x.head {
-			declared = -1
+			out.Declared = -1
 		}
-		emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirServerToClient, Protocol: HTTP, Kind: KindResponse, ID: ev.Conn,
-			Method: x.call.Method, Call: x.call, Status: x.status, Declared: declared, Actual: actual,
-			BodyCut: ev.Err != "" || (ev.Truncated && ev.Size == 0), Err: errOrNil(ev.Err)})
+		if x.keep {
+			out.Body, out.BodyTooBig = x.body, x.tooBig
+		}
+		x.call.EndSeq = ev.Seq
+		switch {
+		case !x.answered:
+			// No response at all: the exchange failed before the server
+			// answered (its upstream refused the connection, the server had
+			// stopped). Nothing was answered, so nothing is judged as an
+			// answer: the call ends without one, saying why.
+			x.call.Outcome = OutcomeUnknown
+			out.Kind, out.Why = KindEnd, "no HTTP response"
+			if ev.Err != "" {
+				out.Why += ": " + ev.Err
+			}
+		case ev.Err != "":
+			x.call.Outcome = OutcomeFailure
+		default:
+			x.call.Outcome = OutcomeSuccess
+		}
+		emit(out)
 	}
 }
 
-// Stop ends the exchanges still open, and the JSON-RPC calls in flight.
+// Stop ends the exchanges still open, and the JSON-RPC calls in flight. An
+// exchange the proxy still records after it (its http.end comes when the
+// server stopped under it) is kept to its end, which is emitted Late with
+// what was recorded (a kept body included); its messages are not decoded.
 func (d *HTTPDecoder) Stop(at *bundle.Event, why string, emit Emit) {
-	defer d.rpc.Stop(at, why, func(ev *Event) {
-		ev.Protocol = JSONRPC
-		emit(ev)
-	})
 	for _, id := range sortedKeys(d.xs) {
 		x := d.xs[id]
-		delete(d.xs, id)
+		if x.stopped {
+			continue
+		}
+		x.stopped, x.sse = true, nil
+		if x.rpc != nil {
+			d.release(x.rpc)
+			x.rpc = nil
+		}
 		x.call.Outcome, x.call.EndSeq = OutcomeUnknown, at.Seq
 		emit(&Event{Seq: at.Seq, T: at.T, Conn: id, Protocol: HTTP, Kind: KindEnd, ID: id, Method: x.call.Method, Call: x.call})
+	}
+	for _, key := range sortedKeys(d.scopes) {
+		s := d.scopes[key]
+		delete(d.scopes, key)
+		endCalls(JSONRPC, at, emit, takeCalls(nil, s.calls[:]...))
 	}
 }
 

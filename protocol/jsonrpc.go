@@ -97,40 +97,66 @@ func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 	case bundle.KindWSClose:
 		emit(closeEvent(ev, JSONRPC))
 		if c := d.conns[ev.Conn]; c != nil {
-			d.endAll(ev.Conn, c, ev, emit)
+			d.endAll(c, ev, emit)
 			delete(d.conns, ev.Conn) // nothing in flight is left: keep memory flat
 		}
-		return
 	case bundle.KindStdioLine, bundle.KindWSMessage:
-	default:
-		return
+		d.Decode(ev.Seq, ev.T, ev.Conn, ev.Dir, ev.Body.Data, emit)
 	}
-	c := d.conn(ev.Conn)
-	b := bytes.TrimSpace(ev.Body.Data)
+}
+
+// Decode takes one message or batch of connection conn travelling in dir
+// (a stdio line, a WebSocket text frame), recorded at seq and t.
+func (d *JSONRPCDecoder) Decode(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit) {
+	var c *rpcConn
+	decodeMessages(seq, t, conn, dir, b, emit, func(out *Event, failed bool) {
+		if c == nil {
+			c = d.conn(conn)
+		}
+		switch out.Kind {
+		case KindRequest:
+			openCall(c.calls[dirIdx(dir)], out)
+		case KindResponse:
+			if out.ID != "" {
+				answerCall(c.calls[1-dirIdx(dir)], out, failed)
+			}
+		}
+		emit(out)
+	})
+}
+
+// decodeMessages splits b, a JSON-RPC message or batch of conn travelling in
+// dir, into its messages. What is not a message (not JSON, an empty batch,
+// not an object) it emits itself; each message it hands to correlate with its
+// event (Kind request, response or notification; ID, RawID, Method, Invalid
+// and Body set) and whether it is an error response. correlate links the
+// event to its call and emits it.
+func decodeMessages(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit, correlate func(out *Event, failed bool)) {
+	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return
 	}
-	if b[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(b, &elems); err != nil {
-			emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Kind: KindDecodeError, Err: fmt.Errorf("JSON-RPC batch: %w", err), Raw: b})
-			return
-		}
-		if len(elems) == 0 {
-			emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Kind: KindNotification, Body: b, Invalid: []string{"an empty batch"}})
-			return
-		}
-		for _, e := range elems {
-			d.message(c, ev, e, emit)
-		}
+	if b[0] != '[' {
+		message(seq, t, conn, dir, b, emit, correlate)
 		return
 	}
-	d.message(c, ev, b, emit)
+	var elems []json.RawMessage
+	if err := json.Unmarshal(b, &elems); err != nil {
+		emit(&Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Kind: KindDecodeError, Err: fmt.Errorf("JSON-RPC batch: %w", err), Raw: b})
+		return
+	}
+	if len(elems) == 0 {
+		emit(&Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Kind: KindNotification, Body: b, Invalid: []string{"an empty batch"}})
+		return
+	}
+	for _, e := range elems {
+		message(seq, t, conn, dir, e, emit, correlate)
+	}
 }
 
-// message decodes and validates one message of a line, frame or batch.
-func (d *JSONRPCDecoder) message(c *rpcConn, ev *bundle.Event, b []byte, emit Emit) {
-	out := &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Body: b}
+// message decodes and validates one message of a line, frame, body or batch.
+func message(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit, correlate func(out *Event, failed bool)) {
+	out := &Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Body: b}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		if !json.Valid(b) {
@@ -153,23 +179,17 @@ func (d *JSONRPCDecoder) message(c *rpcConn, ev *bundle.Event, b []byte, emit Em
 	if m.ID != nil {
 		out.ID = IDKey(m.ID)
 	}
-	if m.Method != nil {
+	switch {
+	case m.Method != nil:
 		_ = json.Unmarshal(m.Method, &out.Method)
+		out.Kind = KindRequest
 		if m.ID == nil {
 			out.Kind = KindNotification
-			emit(out)
-			return
 		}
-		out.Kind = KindRequest
-		openCall(c.calls[dirIdx(ev.Dir)], out)
-		emit(out)
-		return
+	default:
+		out.Kind = KindResponse
 	}
-	out.Kind = KindResponse
-	if m.ID != nil {
-		answerCall(c.calls[1-dirIdx(ev.Dir)], out, m.Error != nil)
-	}
-	emit(out)
+	correlate(out, m.Error != nil)
 }
 
 // openCall opens the call of request out (its ID set) in calls, the calls in
@@ -305,12 +325,12 @@ func jsonType(b []byte) string {
 // Stop ends every call in flight with an unknown outcome.
 func (d *JSONRPCDecoder) Stop(at *bundle.Event, why string, emit Emit) {
 	for _, id := range sortedKeys(d.conns) {
-		d.endAll(id, d.conns[id], at, emit)
+		d.endAll(d.conns[id], at, emit)
 	}
 }
 
-func (d *JSONRPCDecoder) endAll(conn string, c *rpcConn, at *bundle.Event, emit Emit) {
-	endCalls(JSONRPC, conn, at, emit, takeCalls(nil, c.calls[:]...))
+func (d *JSONRPCDecoder) endAll(c *rpcConn, at *bundle.Event, emit Emit) {
+	endCalls(JSONRPC, at, emit, takeCalls(nil, c.calls[:]...))
 }
 
 // takeCalls appends the calls of every map to calls and empties the maps.
@@ -326,11 +346,11 @@ func takeCalls(calls []*Call, maps ...map[string]*Call) []*Call {
 
 // endCalls ends calls, in the order they were requested, with an unknown
 // outcome at at.
-func endCalls(p Name, conn string, at *bundle.Event, emit Emit, calls []*Call) {
+func endCalls(p Name, at *bundle.Event, emit Emit, calls []*Call) {
 	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
 	for _, call := range calls {
 		call.Outcome, call.EndSeq = OutcomeUnknown, at.Seq
-		emit(&Event{Seq: at.Seq, T: at.T, Conn: conn, Protocol: p, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
+		emit(&Event{Seq: at.Seq, T: at.T, Conn: call.Conn, Protocol: p, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
 	}
 }
 

@@ -97,7 +97,7 @@ func TestJSONRPCDecoder(t *testing.T) {
 }
 
 func TestSSEMessages(t *testing.T) {
-	d := protocol.NewHTTPDecoder()
+	d := protocol.NewHTTPDecoder(nil)
 	var got []string
 	emit := func(ev *protocol.Event) {
 		switch ev.Kind {
@@ -151,13 +151,20 @@ func FuzzJSONRPC(f *testing.F) {
 	})
 }
 
-// TestJSONRPCOverHTTP: JSON-RPC 2.0 over HTTP as MCP's streamable HTTP
-// transport carries it: a POST body is the client's message, the answer is
-// an application/json body or server-sent events, and ids are matched across
-// the exchanges of one session. Other HTTP bodies are not taken for
-// JSON-RPC.
-func TestJSONRPCOverHTTP(t *testing.T) {
-	d := protocol.NewHTTPDecoder()
+// mcpExchange is one recorded HTTP exchange for the JSON-RPC over HTTP
+// tests: the response may be cut before its body (status 0: none at all).
+type mcpExchange struct {
+	conn, method, session, reqBody string
+	status                         int
+	ctype, resBody, err            string
+}
+
+// feedExchanges feeds exchanges, one after another (or, with overlap, each
+// request before the previous one's response), to an HTTP decoder and
+// describes its JSON-RPC events.
+func feedExchanges(t *testing.T, overlap bool, xs ...mcpExchange) []string {
+	t.Helper()
+	d := protocol.NewHTTPDecoder(nil)
 	var got []string
 	emit := func(ev *protocol.Event) {
 		if ev.Protocol != protocol.JSONRPC {
@@ -167,44 +174,176 @@ func TestJSONRPCOverHTTP(t *testing.T) {
 		if ev.Call != nil {
 			s += " " + ev.Call.Method + " " + string(ev.Call.Outcome)
 		}
+		if ev.Reused {
+			s += " reused"
+		}
+		if ev.Status != 0 {
+			s += fmt.Sprintf(" status=%d", ev.Status)
+		}
+		if ev.Err != nil {
+			s += " err=" + ev.Err.Error()
+		}
+		if ev.Why != "" {
+			s += " why=" + ev.Why
+		}
 		got = append(got, s)
 	}
 	seq := uint64(0)
-	exchange := func(conn, session, reqBody, ctype, resBody string) {
+	feed := func(ev bundle.Event) {
+		seq++
+		ev.Seq = seq
+		d.Feed(&ev, emit)
+	}
+	request := func(x mcpExchange) {
 		h := http.Header{"Content-Type": {"application/json"}}
-		if session != "" {
-			h.Set("Mcp-Session-Id", session)
+		if x.session != "" {
+			h.Set("Mcp-Session-Id", x.session)
 		}
-		for _, ev := range []bundle.Event{
-			{Kind: bundle.KindHTTPRequest, Conn: conn, Method: "POST", URL: "/mcp", Header: h},
-			{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(reqBody))},
-			{Kind: bundle.KindHTTPResponse, Conn: conn, Status: 200, Header: http.Header{"Content-Type": {ctype}}},
-			{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(resBody))},
-			{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(resBody))},
-		} {
-			seq++
-			ev.Seq = seq
-			d.Feed(&ev, emit)
+		if x.method == "" {
+			x.method = http.MethodPost
+		}
+		if x.reqBody != "" {
+			h.Set("Content-Length", fmt.Sprint(len(x.reqBody)))
+		}
+		feed(bundle.Event{Kind: bundle.KindHTTPRequest, Conn: x.conn, Method: x.method, URL: "/mcp", Header: h})
+		if x.reqBody != "" {
+			feed(bundle.Event{Kind: bundle.KindHTTPBody, Conn: x.conn, Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(x.reqBody))})
 		}
 	}
-	exchange("h1", "", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)
-	exchange("h2", "s1", `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`, "text/event-stream",
-		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
-	exchange("h3", "s1", `{"jsonrpc":"2.0","id":3,"method":"x"}`, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n")
-	exchange("h4", "", `{"error":"not JSON-RPC","threadId":"t"}`, "application/json", `{"error":"nope"}`)
+	response := func(x mcpExchange) {
+		if x.status != 0 {
+			feed(bundle.Event{Kind: bundle.KindHTTPResponse, Conn: x.conn, Status: x.status, Header: http.Header{"Content-Type": {x.ctype}}})
+		}
+		if x.resBody != "" {
+			feed(bundle.Event{Kind: bundle.KindHTTPBody, Conn: x.conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(x.resBody))})
+		}
+		feed(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: x.conn, Size: int64(len(x.resBody)), Err: x.err})
+	}
+	if overlap {
+		for _, x := range xs {
+			request(x)
+		}
+		for _, x := range xs {
+			response(x)
+		}
+	} else {
+		for _, x := range xs {
+			request(x)
+			response(x)
+		}
+	}
 	d.Stop(&bundle.Event{Seq: 99}, "the bundle ended", emit)
-	want := []string{
-		"3 http:/mcp c2s request id=1 initialize open",
-		"5 http:/mcp s2c response id=1 initialize success",
-		"8 http:s1 c2s request id=2 tools/call open",
-		"9 http:s1 s2c notification id=",
-		"9 http:s1 s2c response id=2 tools/call success",
-		"13 http:s1 c2s request id=3 x open",
-		"14 http:s1 s2c response id=9",
-		"99 http:s1  end id=3 x unknown",
+	return got
+}
+
+// TestJSONRPCOverHTTP: JSON-RPC 2.0 over HTTP as MCP's Streamable HTTP
+// transport carries it: a POST body is the client's message, the answer is
+// an application/json body or server-sent events of that exchange; an HTTP
+// error without a JSON-RPC body ends the exchange's calls as HTTP errors;
+// ids are scoped per session, and per exchange before a session exists;
+// a request is timed from its body. Other HTTP bodies are not JSON-RPC.
+func TestJSONRPCOverHTTP(t *testing.T) {
+	const (
+		discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`
+		initReq  = `{"jsonrpc":"2.0","id":1,"method":"initialize"}`
+		result1  = `{"jsonrpc":"2.0","id":1,"result":{}}`
+		call2    = `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`
+		sse2     = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	)
+	tests := []struct {
+		name    string
+		overlap bool
+		xs      []mcpExchange
+		want    []string
+	}{
+		{"two clients open with id 1, answered 400 without a body", true, []mcpExchange{
+			{conn: "h1", reqBody: discover, status: 400, ctype: "text/plain"},
+			{conn: "h2", reqBody: discover, status: 400, ctype: "text/plain"},
+		}, []string{
+			"2 h1 c2s request id=1 server/discover open",
+			"4 h2 c2s request id=1 server/discover open",
+			"6 h1 s2c response id=1 server/discover failure status=400 err=HTTP 400 Bad Request without a JSON-RPC response",
+			"8 h2 s2c response id=1 server/discover failure status=400 err=HTTP 400 Bad Request without a JSON-RPC response",
+		}},
+		{"an HTTP error body that is not JSON-RPC is not judged as JSON-RPC", false, []mcpExchange{
+			{conn: "h1", reqBody: initReq, status: 404, ctype: "application/json", resBody: `{"error":"no session"}`},
+		}, []string{
+			"2 h1 c2s request id=1 initialize open",
+			"5 h1 s2c response id=1 initialize failure status=404 err=HTTP 404 Not Found without a JSON-RPC response",
+		}},
+		{"a JSON-RPC error on an HTTP error answers its call", false, []mcpExchange{
+			{conn: "h1", reqBody: initReq, status: 400, ctype: "application/json", resBody: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}`},
+		}, []string{
+			"2 h1 c2s request id=1 initialize open",
+			"5 h1 s2c response id=1 initialize failure",
+		}},
+		{"a session's calls, answered as JSON and as server-sent events", false, []mcpExchange{
+			{conn: "h1", reqBody: initReq, status: 200, ctype: "application/json", resBody: result1},
+			{conn: "h2", session: "s1", reqBody: call2, status: 200, ctype: "text/event-stream", resBody: sse2},
+			{conn: "h3", session: "s1", reqBody: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, status: 202},
+		}, []string{
+			"2 h1 c2s request id=1 initialize open",
+			"5 h1 s2c response id=1 initialize success",
+			"7 h2 c2s request id=2 tools/call open",
+			"9 h2 s2c notification id=",
+			"9 h2 s2c response id=2 tools/call success",
+			"12 h3 c2s notification id=",
+		}},
+		{"a real reuse in flight in one session", true, []mcpExchange{
+			{conn: "h1", session: "s1", reqBody: call2, status: 200, ctype: "text/event-stream", resBody: sse2},
+			{conn: "h2", session: "s1", reqBody: call2, status: 409, ctype: "text/plain"},
+		}, []string{
+			"2 h1 c2s request id=2 tools/call open",
+			"4 h2 c2s request id=2 reused",
+			"6 h1 s2c notification id=",
+			"6 h1 s2c response id=2 tools/call success",
+		}},
+		{"the same id in two sessions at once", true, []mcpExchange{
+			{conn: "h1", session: "s1", reqBody: call2, status: 200, ctype: "text/event-stream", resBody: sse2},
+			{conn: "h2", session: "s2", reqBody: call2, status: 200, ctype: "text/event-stream", resBody: sse2},
+		}, []string{
+			"2 h1 c2s request id=2 tools/call open",
+			"4 h2 c2s request id=2 tools/call open",
+			"6 h1 s2c notification id=",
+			"6 h1 s2c response id=2 tools/call success",
+			"9 h2 s2c notification id=",
+			"9 h2 s2c response id=2 tools/call success",
+		}},
+		{"a response on another POST answers nothing", true, []mcpExchange{
+			{conn: "h1", session: "s1", reqBody: call2, status: 200, ctype: "text/event-stream"},
+			{conn: "h2", session: "s1", reqBody: `{"jsonrpc":"2.0","id":3,"method":"x"}`, status: 200, ctype: "text/event-stream", resBody: sse2},
+		}, []string{
+			"2 h1 c2s request id=2 tools/call open",
+			"4 h2 c2s request id=3 x open",
+			"6 h1 s2c end id=2 tools/call unknown status=200 why=its HTTP exchange (status 200) ended without a JSON-RPC response",
+			"8 h2 s2c notification id=",
+			"8 h2 s2c response id=2",
+			"9 h2 s2c end id=3 x unknown status=200 why=its HTTP exchange (status 200) ended without a JSON-RPC response",
+		}},
+		{"the server's request on a GET stream, answered by a POST", false, []mcpExchange{
+			{conn: "h1", method: http.MethodGet, session: "s1", status: 200, ctype: "text/event-stream",
+				resBody: "data: {\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"method\":\"sampling/createMessage\"}\n\n"},
+			{conn: "h2", session: "s1", reqBody: `{"jsonrpc":"2.0","id":"s-1","result":{}}`, status: 202},
+		}, []string{
+			`3 h1 s2c request id="s-1" sampling/createMessage open`,
+			`6 h2 c2s response id="s-1" sampling/createMessage success`,
+		}},
+		{"no HTTP response: the upstream refused", false, []mcpExchange{
+			{conn: "h1", session: "s1", reqBody: call2, err: "upstream: dial tcp: connection refused"},
+		}, []string{
+			"2 h1 c2s request id=2 tools/call open",
+			"3 h1 s2c end id=2 tools/call unknown why=no HTTP response: upstream: dial tcp: connection refused",
+		}},
+		{"bodies that are not JSON-RPC", false, []mcpExchange{
+			{conn: "h1", reqBody: `{"error":"not JSON-RPC","threadId":"t"}`, status: 200, ctype: "application/json", resBody: `{"error":"nope"}`},
+		}, nil},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("JSON-RPC events (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, feedExchanges(t, tt.overlap, tt.xs...)); diff != "" {
+				t.Errorf("JSON-RPC events (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -21,7 +21,7 @@ type routerFeed struct {
 
 func newRouterFeed() *routerFeed {
 	f := &routerFeed{kinds: map[protocol.Kind]int{}}
-	routes := append(protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder()), protocol.HTTPRoute(protocol.NewHTTPDecoder()))
+	routes := append(protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder()), protocol.HTTPRoute(protocol.NewHTTPDecoder(nil)))
 	f.r = protocol.NewRouter(routes, func(ev *protocol.Event) { f.kinds[ev.Kind]++ })
 	return f
 }

@@ -223,6 +223,6 @@ func (d *StreamJSONDecoder) Stop(at *bundle.Event, why string, emit Emit) {
 			calls = append(calls, c.turn)
 			c.turn = nil
 		}
-		endCalls(StreamJSON, id, at, emit, takeCalls(calls, c.control[0], c.control[1], c.tools))
+		endCalls(StreamJSON, at, emit, takeCalls(calls, c.control[0], c.control[1], c.tools))
 	}
 }

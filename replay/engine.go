@@ -179,7 +179,8 @@ func NewEngine(opts *EngineOptions) *Engine {
 		e.corr = NewCorrelator(e.onRPC)
 	}
 	e.lean = e.corr.lean
-	e.jsonrpc, e.httpDec = protocol.NewJSONRPCDecoder(), protocol.NewHTTPDecoder()
+	e.jsonrpc = protocol.NewJSONRPCDecoder()
+	e.httpDec = protocol.NewHTTPDecoder(&protocol.HTTPOptions{Keep: e.keepThreadRead, MaxBody: e.maxBody})
 	// After the caller's routes: stdio lines of the Claude CLI's stream-json
 	// (the provider-N channels verify records), then the engine's own.
 	all := append(append([]protocol.Route{}, routes...), protocol.StreamJSONRoute(protocol.NewStreamJSONDecoder()))
@@ -226,6 +227,9 @@ func (e *Engine) protocolEvent(pe *protocol.Event) {
 		return
 	}
 	e.conf.observe(pe)
+	if pe.Protocol == protocol.HTTP && (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) {
+		e.threadResponse(pe) // after the checks, as its http.end is fed
+	}
 }
 
 // verificationRun reports whether the bundle records a verification run (a
@@ -313,7 +317,8 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 		// Decoded by the protocol layer (wire), which hands Effect RPC
 		// sockets to the Correlator.
 	case bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
-		e.httpEvent(ev)
+		// Decoded by the protocol layer (wire), whose HTTP decoder keeps
+		// the thread reads' bodies for the engine (threadResponse).
 	case bundle.KindGateRequest, bundle.KindGateRelease:
 		e.gate(ev)
 	case bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit:
