@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // decodeChunk is the size of the pieces a compressed body is decoded in.
@@ -41,7 +42,7 @@ type bodyRecorder struct {
 	attrs  []byte // attrs of every http.body event: {"decoded":"gzip"}
 
 	mu     sync.Mutex // serialises write and close (the transport reads request bodies on its own goroutine)
-	stream *bodyStream
+	stream *redact.Stream
 	closed bool
 
 	// Decoding only.
@@ -65,7 +66,7 @@ func contentCoding(h http.Header) (coding string, known bool) {
 }
 
 func newBodyRecorder(ex *httpExchange, dir bundle.Dir, h http.Header) *bodyRecorder {
-	br := &bodyRecorder{ex: ex, dir: dir, stream: newBodyStream(ex.p.rec.red)}
+	br := &bodyRecorder{ex: ex, dir: dir, stream: redact.NewStream(ex.p.rec.red)}
 	coding, known := contentCoding(h)
 	switch {
 	case coding == "":
@@ -129,11 +130,11 @@ func (br *bodyRecorder) write(p []byte) {
 func (br *bodyRecorder) record(p []byte, owned bool) bool {
 	n := br.ex.take(br.dir, int64(len(p)))
 	capped := n < int64(len(p))
-	if piece := br.stream.next(p[:n]); len(piece) > 0 {
+	if piece := br.stream.Next(p[:n]); len(piece) > 0 {
 		br.ex.emitBody(br.dir, piece, owned, br.attrs)
 	}
 	if capped {
-		br.stream.flush(false)
+		br.stream.Flush(false)
 		return false
 	}
 	return true
@@ -182,7 +183,7 @@ func (br *bodyRecorder) close(ended bool) {
 			ended = false
 		}
 	}
-	if tail := br.stream.flush(ended); len(tail) > 0 {
+	if tail := br.stream.Flush(ended); len(tail) > 0 {
 		br.ex.emitBody(br.dir, tail, true, br.attrs)
 	}
 }

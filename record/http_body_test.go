@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // A streamed chunk that cannot begin a secret is relayed to the client and
@@ -156,7 +157,7 @@ func TestProxyDecodesCompressedBodies(t *testing.T) {
 					}
 					return
 				}
-				want := strings.Replace(string(plain), "abcdefgh12", Redacted, 1)
+				want := strings.Replace(string(plain), "abcdefgh12", redact.Redacted, 1)
 				if string(body) != want {
 					t.Errorf("recorded body (%d bytes) is not the decoded, redacted text (%d bytes)", len(body), len(want))
 				}
@@ -187,10 +188,10 @@ func TestTapLongLineSecretAcrossPieces(t *testing.T) {
 		go func() { rec.Close(); close(done) }()
 		<-done
 		joined := strings.Join(got, "")
-		if len(got) < 2 || strings.Contains(joined, secret[:8]) || strings.Contains(joined, secret[10:]) || !strings.Contains(joined, Redacted) {
+		if len(got) < 2 || strings.Contains(joined, secret[:8]) || strings.Contains(joined, secret[10:]) || !strings.Contains(joined, redact.Redacted) {
 			t.Errorf("offset %d: %d pieces, joined holds a piece of the secret or no [REDACTED]", off, len(got))
 		}
-		if want := strings.Replace(line[:len(line)-1], secret, Redacted, 1); joined != want {
+		if want := strings.Replace(line[:len(line)-1], secret, redact.Redacted, 1); joined != want {
 			t.Errorf("offset %d: the pieces do not rebuild the redacted line", off)
 		}
 	}

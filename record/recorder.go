@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // DefaultBodyCap is the default number of bytes recorded per HTTP body.
@@ -22,8 +23,8 @@ type Options struct {
 	// log-line keys whose values are credentials: each value is learned as a
 	// secret (then redacted wherever it occurs, in any spelling) and replaced
 	// where it stands. Names match whole identifiers, case-insensitively.
-	// Nil means DefaultTokenFields; a protocol supplies its own names (verify
-	// supplies t3.TokenFields).
+	// Nil means redact.DefaultTokenFields; a protocol supplies its own names
+	// (verify supplies t3.TokenFields).
 	TokenFields []string
 	// BodyCap is the maximum number of bytes recorded per HTTP body (default
 	// DefaultBodyCap). Bytes past it are relayed but not recorded, and the
@@ -74,7 +75,7 @@ func (e *SubscriberError) Unwrap() error { return e.Err }
 // every subscriber sees exactly that order.
 type Recorder struct {
 	w       *bundle.Writer
-	red     *redactor
+	red     *redact.Redactor
 	bodyCap int64
 
 	mu     sync.Mutex // orders Emit; guards everything below
@@ -104,7 +105,7 @@ func New(w *bundle.Writer, opts *Options) *Recorder {
 	if o.BodyCap <= 0 {
 		o.BodyCap = DefaultBodyCap
 	}
-	r := &Recorder{w: w, red: newRedactor(o.Redact, o.TokenFields), bodyCap: o.BodyCap, start: time.Now()}
+	r := &Recorder{w: w, red: redact.New(o.Redact, o.TokenFields), bodyCap: o.BodyCap, start: time.Now()}
 	return r
 }
 
@@ -113,12 +114,12 @@ func (r *Recorder) BodyCap() int64 { return r.bodyCap }
 
 // AddSecret adds a secret learned at runtime (a bootstrap token, an access
 // token): every later occurrence in any event is replaced by "[REDACTED]".
-func (r *Recorder) AddSecret(s string) { r.red.add(s, false) }
+func (r *Recorder) AddSecret(s string) { r.red.Add(s) }
 
 // Redact returns s with every secret known so far replaced, for text a caller
 // writes somewhere other than the bundle (a report, a log line on stderr).
 func (r *Recorder) Redact(s string) string {
-	return string(r.red.text([]byte(s), r.red.load()))
+	return r.red.String(s, r.red.Snapshot())
 }
 
 // Emit redacts ev, appends it to the bundle (which assigns ev.Seq and ev.T) and
@@ -159,9 +160,9 @@ func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
 
 // prepare redacts ev with the secrets known now and encodes it for the
 // writer; both need no lock.
-func (r *Recorder) prepare(ev *bundle.Event) (*secretSet, *bundle.Encoded, error) {
-	set := r.red.load()
-	r.red.event(ev, set)
+func (r *Recorder) prepare(ev *bundle.Event) (*redact.Set, *bundle.Encoded, error) {
+	set := r.red.Snapshot()
+	r.red.Event(ev, set)
 	if r.w == nil {
 		return set, nil, nil
 	}
@@ -171,11 +172,11 @@ func (r *Recorder) prepare(ev *bundle.Event) (*secretSet, *bundle.Encoded, error
 
 // appendLocked appends a prepared event at time t (now if t < 0) and queues
 // it to the subscribers. r.mu is held.
-func (r *Recorder) appendLocked(ev *bundle.Event, enc *bundle.Encoded, set *secretSet, t int64) (uint64, error) {
-	if now := r.red.load(); now != set {
+func (r *Recorder) appendLocked(ev *bundle.Event, enc *bundle.Encoded, set *redact.Set, t int64) (uint64, error) {
+	if now := r.red.Snapshot(); now != set {
 		// A secret was learned by a concurrent Emit after our snapshot; it may
 		// already be in the bundle before us, so it must not leak in this event.
-		r.red.event(ev, now)
+		r.red.Event(ev, now)
 		if enc != nil {
 			enc.Release()
 			var err error
@@ -231,7 +232,7 @@ type Reservation struct {
 	state int
 	ev    *bundle.Event
 	enc   *bundle.Encoded
-	set   *secretSet
+	set   *redact.Set
 	done  chan struct{} // closed once written, for a waiting Recorder.Emit
 	seq   uint64
 	err   error

@@ -11,12 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/spelling"
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // TestTokenFieldsOption records a session through a real proxy in which a
@@ -41,7 +40,7 @@ func TestTokenFieldsOption(t *testing.T) {
 				defer up.Close()
 				var opts *Options
 				if custom {
-					opts = &Options{TokenFields: append([]string{name}, DefaultTokenFields...)}
+					opts = &Options{TokenFields: append([]string{name}, redact.DefaultTokenFields...)}
 				}
 				r := startRecording(t, up.URL, opts)
 				get := func(path string, body string) {
@@ -101,59 +100,11 @@ func TestTokenFieldsOption(t *testing.T) {
 						t.Errorf("secret %q (case %d) found in the recording", s, i)
 					}
 				}
-				if n := strings.Count(recorded.String(), Redacted); n < len(spelled)+len(others) {
+				if n := strings.Count(recorded.String(), redact.Redacted); n < len(spelled)+len(others) {
 					t.Errorf("%d redactions in the recording, want at least %d", n, len(spelled)+len(others))
 				}
 			})
 		}
-	}
-}
-
-// TestTokenFieldsDefault: the default field names are the generic OAuth ones,
-// not T3's; T3's come from t3.TokenFields.
-func TestTokenFieldsDefault(t *testing.T) {
-	for _, c := range []struct {
-		fields []string
-		in     string
-		want   string
-	}{
-		{nil, "a=1&access_token=abcdefgh&id_token=ijklmnop", "a=1&access_token=[REDACTED]&id_token=[REDACTED]"},
-		{nil, "/ws?wsTicket=abcdefgh", "/ws?wsTicket=abcdefgh"},
-		{nil, `{"desktopBootstrapToken":"abcdefgh"}`, `{"desktopBootstrapToken":"abcdefgh"}`},
-		{t3.TokenFields, "/ws?wsTicket=abcdefgh", "/ws?wsTicket=[REDACTED]"},
-		{t3.TokenFields, `{"desktopBootstrapToken":"abcdefgh"}`, `{"desktopBootstrapToken":"[REDACTED]"}`},
-		{[]string{"secret"}, `{"secret":"abcdefgh","token":"ijklmnop"}`, `{"secret":"[REDACTED]","token":"ijklmnop"}`},
-		{[]string{}, `{"token":"ijklmnop"}`, `{"token":"ijklmnop"}`},
-	} {
-		if got := RedactTextWith(c.in, &Options{TokenFields: c.fields}); got != c.want {
-			t.Errorf("fields %v: RedactTextWith(%q) = %q, want %q", c.fields, c.in, got, c.want)
-		}
-	}
-}
-
-// TestFieldSetAnchors: every name holds one of the set's anchors, the
-// default names share one anchor pass ('k'), and a name holding two anchors
-// is reported once.
-func TestFieldSetAnchors(t *testing.T) {
-	for _, names := range [][]string{DefaultTokenFields, t3.TokenFields} {
-		if got := string(newFieldSet(names).anchors); got != "kK" {
-			t.Errorf("anchors of %v = %q, want %q", names, got, "kK")
-		}
-	}
-	fs := newFieldSet([]string{"token", "sessionSecret", "Sess-Token", "TOKEN"})
-	if diff := cmp.Diff([]string{"token", "sessionSecret", "Sess-Token"}, fs.names); diff != "" {
-		t.Errorf("names (-want +got):\n%s", diff)
-	}
-	for _, n := range fs.names {
-		if fs.anchorIn([]byte(n)) < 0 {
-			t.Errorf("%q holds no anchor of %q", n, fs.anchors)
-		}
-	}
-	var got []string
-	in := []byte(`{"Sess-Token":"a","sessionsecret":"b","TOKEN":"c","tokens":"d"}`)
-	fs.each(in, func(start, end int) bool { got = append(got, string(in[start:end])); return true })
-	if len(got) != 3 {
-		t.Errorf("names found in %s: %q, want each of the three once", in, got)
 	}
 }
 
@@ -176,15 +127,4 @@ func decompressedBundle(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return raw
-}
-
-func TestIsTokenFieldName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"token": true, "wsTicket": true, "x-api_key2": true,
-		"": false, "a b": false, "a.b": false, "tökén": false, `"token"`: false,
-	} {
-		if got := IsTokenFieldName(name); got != want {
-			t.Errorf("IsTokenFieldName(%q) = %v, want %v", name, got, want)
-		}
-	}
 }

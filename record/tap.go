@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // tapWaitDelay is how long TapCommand lets the command's stdio copying run on
@@ -32,7 +33,7 @@ type tap struct {
 
 	mu      sync.Mutex // serialises bytes through the splitter, and guards emitErr
 	split   *lineSplitter
-	long    *bodyStream // the pieces of a line longer than MaxLineBytes
+	long    *redact.Stream // the pieces of a line longer than MaxLineBytes
 	ended   bool
 	emitErr error
 }
@@ -51,11 +52,11 @@ func (t *tap) emitLine(line []byte, end lineEnd) {
 	// the next piece).
 	if rec, ok := t.em.(*Recorder); ok && (end == endCap || t.long != nil) {
 		if t.long == nil {
-			t.long = newBodyStream(rec.red)
+			t.long = redact.NewStream(rec.red)
 		}
-		line = slices.Clone(t.long.next(line))
+		line = slices.Clone(t.long.Next(line))
 		if end != endCap {
-			line = append(line, t.long.flush(true)...)
+			line = append(line, t.long.Flush(true)...)
 			t.long = nil
 		} else if len(line) == 0 {
 			return

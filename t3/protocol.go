@@ -26,13 +26,15 @@ const (
 )
 
 // TokenFields are the query parameters, form fields and JSON fields whose
-// values are credentials in T3 traffic: the OAuth token exchange
-// (access_token, refresh_token, subject_token, token), the WebSocket ticket
-// (its JSON "ticket" and the wsTicket query parameter) and the bootstrap
-// object's desktopBootstrapToken. A recorder of T3 traffic learns each value
-// as a secret (record.Options.TokenFields).
+// values are credentials in T3 traffic, the whole set a recording of it
+// redacts: the OAuth token exchange's (access_token, refresh_token,
+// id_token, subject_token, token: redact.DefaultTokenFields, which a test
+// holds this list to contain), the WebSocket ticket (its JSON "ticket" and
+// the wsTicket query parameter) and the bootstrap object's
+// desktopBootstrapToken. A recorder of T3 traffic learns each value as a
+// secret (record.Options.TokenFields).
 var TokenFields = []string{
-	"access_token", "refresh_token", "subject_token", TicketQueryParam, "ticket",
+	"access_token", "refresh_token", "id_token", "subject_token", TicketQueryParam, "ticket",
 	"token", "desktopBootstrapToken",
 }
 

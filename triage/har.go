@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/redact"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -244,8 +244,8 @@ func harHeaders(h http.Header) []HARNameValue {
 }
 
 // harRedaction redacts decoded query pairs by the rules of the recorders that
-// wrote the bundles: the generic token fields and T3's.
-var harRedaction = &record.Options{TokenFields: slices.Concat(record.DefaultTokenFields, t3.TokenFields)}
+// wrote the bundles: T3's token fields, which hold the generic ones.
+var harRedaction = &redact.Options{TokenFields: t3.TokenFields}
 
 func harQuery(raw string) []HARNameValue {
 	out := []HARNameValue{}
@@ -264,11 +264,11 @@ func harQuery(raw string) []HARNameValue {
 		// Decoding may reveal what the recording held only encoded (a
 		// token inside a percent-encoded redirect URL): redact the decoded
 		// pair by the recorder's rules before it is written in plain text.
-		if red := record.RedactTextWith(name+"="+value, harRedaction); red != name+"="+value {
+		if red := redact.Text(name+"="+value, harRedaction); red != name+"="+value {
 			if n, v, ok := strings.Cut(red, "="); ok && n == name {
 				value = v
 			} else {
-				value = record.Redacted
+				value = redact.Redacted
 			}
 		}
 		out = append(out, HARNameValue{Name: name, Value: value})

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/redact"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -621,17 +621,18 @@ func trimError(err error) string {
 func redactArgs(argv []string, secret string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = record.RedactTextWith(a, redaction(secret))
+		out[i] = redact.Text(a, &redact.Options{Secrets: []string{secret}, TokenFields: t3.TokenFields})
 	}
 	return out
 }
 
 // redaction is how a run's recording redacts: the bootstrap token, and the
 // values of T3's token fields (t3 owns the protocol contract, and with it the
-// names of its credential fields) besides the generic ones.
+// names of its credential fields, the generic ones among them); redactArgs
+// redacts the same way.
 func redaction(bootstrapToken string) *record.Options {
 	return &record.Options{
 		Redact:      []string{bootstrapToken},
-		TokenFields: slices.Concat(record.DefaultTokenFields, t3.TokenFields),
+		TokenFields: t3.TokenFields,
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/playback"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // RecordOptions configure Record. A nil *RecordOptions means the defaults.
@@ -49,7 +50,7 @@ type RecordOptions struct {
 	// replace by [REDACTED] before anything is written.
 	Redact []string
 	// TokenFields names the fields whose values are credentials
-	// (record.Options.TokenFields; nil means record.DefaultTokenFields).
+	// (record.Options.TokenFields; nil means redact.DefaultTokenFields).
 	TokenFields []string
 }
 
@@ -85,7 +86,7 @@ func Record(tb testing.TB, upstreamURL string, opts *RecordOptions) string {
 	w, err := bundle.Create(partial, bundle.Header{
 		Tool:     "wireprooftest",
 		Started:  time.Now(),
-		Manifest: bundle.Manifest{Scenario: tb.Name(), Options: map[string]string{"upstream": record.RedactTextWith(upstreamURL, &record.Options{Redact: o.Redact, TokenFields: o.TokenFields})}},
+		Manifest: bundle.Manifest{Scenario: tb.Name(), Options: map[string]string{"upstream": redact.Text(upstreamURL, &redact.Options{Secrets: o.Redact, TokenFields: o.TokenFields})}},
 	}, nil)
 	if err != nil {
 		tb.Fatalf("wireprooftest.Record: %v", err)

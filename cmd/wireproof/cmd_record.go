@@ -20,6 +20,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/redact"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -32,7 +33,7 @@ type recordOptions struct {
 	output   string
 	redact   []string
 	// tokenFields are field names whose values are credentials, beyond
-	// record.DefaultTokenFields and t3.TokenFields.
+	// t3.TokenFields (which hold redact.DefaultTokenFields).
 	tokenFields []string
 	bodyCap     int64
 	stdio       bool // tap the command's stdin and stdout as NDJSON lines
@@ -122,7 +123,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		return usageError{errors.New("missing -o FILE: the bundle to write")}
 	}
 	for _, f := range opts.tokenFields {
-		if !record.IsTokenFieldName(f) {
+		if !redact.IsTokenFieldName(f) {
 			return usageError{fmt.Errorf("--token-field %q: a field name is letters, digits, _ and -", f)}
 		}
 	}
@@ -149,7 +150,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		return outputError{opts.output, err}
 	}
 	secrets := opts.redact
-	if p := record.URLPassword(upstream); p != "" {
+	if p := redact.URLPassword(upstream); p != "" {
 		// The upstream's password is a secret wherever it shows up.
 		secrets = append(slices.Clip(secrets), p)
 	}
@@ -167,7 +168,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 			os.Remove(local)
 			return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
 		}
-		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(record.RedactText(upstream.String(), nil)), opts.output)
+		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(redact.Text(upstream.String(), nil)), opts.output)
 		if !opts.stdio {
 			// With --stdio, stdout is the command's protocol stream.
 			fmt.Fprintln(opts.stdout, srv.URL)
@@ -296,7 +297,7 @@ func parseUpstream(s string) (*url.URL, error) {
 	if s == "" {
 		return nil, errors.New("missing --upstream URL: the server to record")
 	}
-	shown := record.RedactText(s, nil) // an error never shows the userinfo's password
+	shown := redact.Text(s, nil) // an error never shows the userinfo's password
 	u, err := url.Parse(s)
 	if err != nil {
 		var ue *url.Error
@@ -315,17 +316,17 @@ func parseUpstream(s string) (*url.URL, error) {
 }
 
 // allTokenFields are the field names whose values the recording redacts:
-// the generic ones, T3's (wireproof records T3 servers most of all) and
-// those of --token-field.
+// T3's, the generic ones among them (wireproof records T3 servers most of
+// all), and those of --token-field.
 func (o recordOptions) allTokenFields() []string {
-	return slices.Concat(record.DefaultTokenFields, t3.TokenFields, o.tokenFields)
+	return slices.Concat(t3.TokenFields, o.tokenFields)
 }
 
 // recordManifest says what was recorded. Secrets never enter it: --redact
 // values are counted, not listed, and the command line is redacted.
 func recordManifest(opts recordOptions) bundle.Manifest {
 	m := bundle.Manifest{Options: map[string]string{
-		"upstream": record.RedactTextWith(opts.upstream, &record.Options{Redact: opts.redact, TokenFields: opts.allTokenFields()}),
+		"upstream": redact.Text(opts.upstream, &redact.Options{Secrets: opts.redact, TokenFields: opts.allTokenFields()}),
 		"listen":   opts.listen,
 		"body-cap": strconv.FormatInt(opts.bodyCap, 10),
 	}}
@@ -341,7 +342,7 @@ func recordManifest(opts recordOptions) bundle.Manifest {
 	if len(opts.command) > 0 {
 		cmd := make([]string, len(opts.command))
 		for i, a := range opts.command {
-			cmd[i] = record.RedactTextWith(a, &record.Options{Redact: opts.redact, TokenFields: opts.allTokenFields()})
+			cmd[i] = redact.Text(a, &redact.Options{Secrets: opts.redact, TokenFields: opts.allTokenFields()})
 		}
 		m.Commands = [][]string{cmd}
 	}

@@ -1,4 +1,4 @@
-package record
+package redact
 
 import (
 	"encoding/base64"
@@ -20,9 +20,9 @@ func TestRedactSpellings(t *testing.T) {
 			t.Run(how+"/"+sec, func(t *testing.T) {
 				sp := spell(sec, how)
 				in := `{"v":"a ` + sp + ` b","n":1}`
-				got := RedactText(in, []string{sec})
+				got := Text(in, &Options{Secrets: []string{sec}})
 				if want := `{"v":"a [REDACTED] b","n":1}`; got != want {
-					t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+					t.Errorf("Text(%q) = %q, want %q", in, got, want)
 				}
 			})
 		}
@@ -33,17 +33,17 @@ func TestRedactBase64(t *testing.T) {
 	sec := "hunter2-password"
 	for _, pre := range []string{"", "u:", "us:", "user:"} {
 		enc := base64Std(pre + sec + "!")
-		got := RedactText("Basic "+enc+" tail", []string{sec})
+		got := Text("Basic "+enc+" tail", &Options{Secrets: []string{sec}})
 		if strings.Contains(got, enc[len(enc)/2-2:len(enc)/2+2]) {
 			t.Errorf("base64 of %q survived: %q", pre+sec, got)
 		}
 	}
 	// A Basic header teaches the password to the redactor.
-	r := newRedactor(nil, nil)
+	r := New(nil, nil)
 	for _, s := range credentialValues("Authorization", "Basic "+base64Std("alice:correct-horse")) {
 		r.add(s, true)
 	}
-	if got := string(r.text([]byte("echo correct-horse"), r.load())); got != "echo [REDACTED]" {
+	if got := string(r.Bytes([]byte("echo correct-horse"), r.Snapshot())); got != "echo [REDACTED]" {
 		t.Errorf("the Basic password was not learned: %q", got)
 	}
 }
@@ -56,17 +56,17 @@ func TestStreamSplitAnywhere(t *testing.T) {
 	for _, how := range testSpellings {
 		text := `data: {"a":"` + spell(sec, how) + `"}` + "\n" + `{"token":"learned-val-123"} token=abcdefgh1&x=1 learned-val-123 end`
 		for cut := 0; cut <= len(text); cut++ {
-			red := newRedactor([]string{sec}, nil)
-			s := newBodyStream(red)
+			red := New([]string{sec}, nil)
+			s := NewStream(red)
 			var out strings.Builder
 			for _, chunk := range []string{text[:cut], text[cut:]} {
-				piece := s.next([]byte(chunk))
+				piece := s.Next([]byte(chunk))
 				red.learn(piece)
-				out.Write(red.text(piece, red.load()))
+				out.Write(red.Bytes(piece, red.Snapshot()))
 			}
-			tail := s.flush(true)
+			tail := s.Flush(true)
 			red.learn(tail)
-			out.Write(red.text(tail, red.load()))
+			out.Write(red.Bytes(tail, red.Snapshot()))
 			got := out.String()
 			want := `data: {"a":"[REDACTED]"}` + "\n" + `{"token":"[REDACTED]"} token=[REDACTED]&x=1 [REDACTED] end`
 			if got != want {
@@ -79,8 +79,8 @@ func TestStreamSplitAnywhere(t *testing.T) {
 // TestStreamReleasesAtOnce: a chunk that cannot start a secret or a token
 // field is released whole; only a possible prefix is held.
 func TestStreamReleasesAtOnce(t *testing.T) {
-	red := newRedactor([]string{"secret-value"}, nil)
-	s := newBodyStream(red)
+	red := New([]string{"secret-value"}, nil)
+	s := NewStream(red)
 	for _, c := range []struct{ in, out string }{
 		{"event: delta\ndata: {\"x\":1}\n\n", "event: delta\ndata: {\"x\":1}\n\n"},
 		{"data: sec", "data: "},
@@ -91,11 +91,11 @@ func TestStreamReleasesAtOnce(t *testing.T) {
 		{"en=abc", ""},
 		{"def&y=2", "token=abcdef&y=2"},
 	} {
-		if got := string(s.next([]byte(c.in))); got != c.out {
+		if got := string(s.Next([]byte(c.in))); got != c.out {
 			t.Errorf("next(%q) = %q, want %q", c.in, got, c.out)
 		}
 	}
-	if got := s.flush(false); got != nil {
+	if got := s.Flush(false); got != nil {
 		t.Errorf("flush of a cut stream = %q, want nothing", got)
 	}
 }
@@ -105,13 +105,13 @@ func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byt
 func TestRedactEncodedQueryField(t *testing.T) {
 	in := "/login?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3Dtk-4455667788%26x%3D1&token_type=a"
 	want := "/login?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3D[REDACTED]%26x%3D1&token_type=a"
-	if got := RedactText(in, nil); got != want {
-		t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+	if got := Text(in, nil); got != want {
+		t.Errorf("Text(%q) = %q, want %q", in, got, want)
 	}
 }
 
 // FuzzStreamSplit: whatever the text around a secret, its spelling and where
-// the stream is cut, the pieces a bodyStream releases rebuild the input
+// the stream is cut, the pieces a Stream releases rebuild the input
 // exactly, and redacted piece by piece they hold no spelling of the secret.
 func FuzzStreamSplit(f *testing.F) {
 	f.Add("data: ", "\n\n", uint8(0), uint16(3), uint16(9))
@@ -125,22 +125,22 @@ func FuzzStreamSplit(f *testing.F) {
 		if c1 > c2 {
 			c1, c2 = c2, c1
 		}
-		red := newRedactor([]string{secret}, nil)
-		s := newBodyStream(red)
+		red := New([]string{secret}, nil)
+		s := NewStream(red)
 		var raw, out []byte
 		for _, chunk := range []string{text[:c1], text[c1:c2], text[c2:]} {
-			piece := s.next([]byte(chunk))
+			piece := s.Next([]byte(chunk))
 			raw = append(raw, piece...)
 			red.learn(piece)
-			out = append(out, red.text(piece, red.load())...)
+			out = append(out, red.Bytes(piece, red.Snapshot())...)
 		}
-		tail := s.flush(true)
+		tail := s.Flush(true)
 		raw = append(raw, tail...)
-		out = append(out, red.text(tail, red.load())...)
+		out = append(out, red.Bytes(tail, red.Snapshot())...)
 		if string(raw) != text {
 			t.Fatalf("pieces rebuild %q, want %q", raw, text)
 		}
-		whole := red.text([]byte(text), red.load())
+		whole := red.Bytes([]byte(text), red.Snapshot())
 		for _, name := range testSpellings {
 			if v := spell(secret, name); strings.Contains(string(out), v) && !strings.Contains(string(whole), v) {
 				t.Fatalf("split at %d,%d: %q survives in %q (redacted whole: %q)", c1, c2, v, out, whole)

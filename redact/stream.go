@@ -1,4 +1,4 @@
-package record
+package redact
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 // value longer than this is no credential; it is released as it stands.
 const maxFieldHold = 64 << 10
 
-// bodyStream splits a byte stream that arrives in chunks (a streamed HTTP
+// A Stream splits a byte stream that arrives in chunks (a streamed HTTP
 // body, server-sent events, a WebSocket message read frame by frame) into
 // pieces that can each be redacted on their own: a secret, or a token field
 // and its value, is never cut between two pieces.
 //
-// next returns at once every byte that cannot be the start of a secret (in
+// Next returns at once every byte that cannot be the start of a secret (in
 // any spelling) or of an unfinished token field, and holds back only the
 // tail that could be, until a later chunk decides it. The hold-back is
 // bounded by the longest spelling of the longest secret (12 bytes per
@@ -23,23 +23,24 @@ const maxFieldHold = 64 << 10
 // nothing of the kind is released whole, so recording a stream never waits
 // for its next chunk.
 //
-// The pieces are not redacted yet: Recorder.Emit redacts every event, and
-// learns the values of token fields, when it records them.
+// The pieces are not redacted yet: the recording redacts every event (and
+// learns the values of token fields) when it records it (record's
+// Recorder.Emit calls Redactor.Event).
 //
-// Use: s := newBodyStream(rec.red); record s.next(chunk) for each chunk as it
-// arrives (a WebSocket relay reading a message frame by frame would do the
-// same per frame), then s.flush(true) at the end of the stream, or
-// s.flush(false) when it was cut short.
-type bodyStream struct {
-	red  *redactor
+// Use: s := NewStream(red); record s.Next(chunk) for each chunk as it
+// arrives, then s.Flush(true) at the end of the stream, or s.Flush(false)
+// when it was cut short.
+type Stream struct {
+	red  *Redactor
 	held []byte // owned by the stream
 }
 
-func newBodyStream(red *redactor) *bodyStream { return &bodyStream{red: red} }
+// NewStream returns a Stream cut with the secrets of red.
+func NewStream(red *Redactor) *Stream { return &Stream{red: red} }
 
-// next takes the next chunk and returns the piece that can be recorded now. The
+// Next takes the next chunk and returns the piece that can be recorded now. The
 // piece may share memory with chunk; it never shares it with the stream.
-func (s *bodyStream) next(chunk []byte) []byte {
+func (s *Stream) Next(chunk []byte) []byte {
 	buf := chunk
 	if len(s.held) > 0 {
 		buf = append(s.held, chunk...) // s.held has no spare capacity: a new array
@@ -49,11 +50,11 @@ func (s *bodyStream) next(chunk []byte) []byte {
 	return buf[:cut]
 }
 
-// flush returns what is held back at the end of the stream. If the stream was
+// Flush returns what is held back at the end of the stream. If the stream was
 // cut short (ended is false: the body cap was reached, the connection died)
 // the held tail may be the start of a secret whose end was never seen, and it
 // is dropped rather than recorded.
-func (s *bodyStream) flush(ended bool) []byte {
+func (s *Stream) Flush(ended bool) []byte {
 	b := s.held
 	s.held = nil
 	if !ended {
@@ -66,10 +67,10 @@ func (s *bodyStream) flush(ended bool) []byte {
 // without knowing what follows b: no secret spelling and no token field may
 // run from it past the end of b. It first learns the values of the token
 // fields complete in b, so that the rest of b is cut with them known.
-func (r *redactor) cut(b []byte) int {
+func (r *Redactor) cut(b []byte) int {
 	hold := r.fields.hold(b)
 	r.learn(b[:hold])
-	set := r.load()
+	set := r.Snapshot()
 	cut := len(b)
 	var spans []span
 	if len(set.pats) > 0 {

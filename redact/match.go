@@ -1,4 +1,4 @@
-package record
+package redact
 
 import (
 	"bytes"
@@ -221,7 +221,7 @@ type span struct{ start, end int }
 // find returns the occurrences of every pattern in b, sorted and merged where
 // they overlap, and the start of the earliest occurrence cut off by the end
 // of b (len(b) if none).
-func (s *secretSet) find(b []byte) (spans []span, partial int) {
+func (s *Set) find(b []byte) (spans []span, partial int) {
 	partial = len(b)
 	for _, st := range s.starts {
 		for off := 0; off < len(b); {
@@ -277,4 +277,42 @@ func buildStarts(pats []*pattern) []startPatterns {
 		}
 	}
 	return out
+}
+
+// escapeBefore returns how many bytes before b[i] belong to a JSON escape
+// sequence the match at i starts inside ("\n" or "\u00"), so the replacement
+// takes the escape with it and a JSON string stays valid.
+func escapeBefore(b []byte, i int) int {
+	if i >= 1 && b[i-1] == '\\' && oddBackslashes(b, i-1) {
+		return 1
+	}
+	for k := 2; k <= 5 && k <= i; k++ {
+		if b[i-k] == '\\' && b[i-k+1] == 'u' && allHex(b[i-k+2:i]) && oddBackslashes(b, i-k) {
+			return k
+		}
+	}
+	return 0
+}
+
+// oddBackslashes reports whether the backslash at b[j] escapes what follows:
+// it ends an odd run of backslashes.
+func oddBackslashes(b []byte, j int) bool {
+	run := 0
+	for ; j >= 0 && b[j] == '\\'; j-- {
+		run++
+	}
+	return run%2 == 1
+}
+
+func allHex(b []byte) bool {
+	for _, c := range b {
+		if !isHex(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
