@@ -1,12 +1,8 @@
 package main
 
-import (
-	"bytes"
-	"os/exec"
-	"testing"
-)
+import "testing"
 
-// TestArgumentMistakes runs the binary with the mistakes a new user makes
+// TestArgumentMistakes runs wireproof (in-process, as main does) with the mistakes a new user makes
 // first: a verb without its argument, and a directory where one bundle file
 // is read. Each message names the verb and what it takes, and the exit code
 // is the documented one (2 usage, 3 unreadable).
@@ -43,16 +39,14 @@ func TestArgumentMistakes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(wireproofBin, tc.args...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if code := exitStatus(t, cmd.Run()); code != tc.code {
-				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			if stdout.Len() > 0 {
-				t.Errorf("stdout is not empty:\n%s", stdout.String())
+			if stdout != "" {
+				t.Errorf("stdout is not empty:\n%s", stdout)
 			}
-			if got := stderr.String(); got != tc.stderr {
+			if got := stderr; got != tc.stderr {
 				t.Errorf("stderr:\n got %q\nwant %q", got, tc.stderr)
 			}
 		})

@@ -15,7 +15,7 @@ import (
 func TestChecksVerb(t *testing.T) {
 	catalogue := assert.Catalogue()
 
-	code, out, errOut := runBin(t, "checks")
+	code, out, errOut := runCLI(t, "checks")
 	if code != 0 {
 		t.Fatalf("checks: exit %d: %s", code, errOut)
 	}
@@ -32,7 +32,7 @@ func TestChecksVerb(t *testing.T) {
 		}
 	}
 
-	code, out, errOut = runBin(t, "checks", "--json", "--suite", assert.SuiteConformance)
+	code, out, errOut = runCLI(t, "checks", "--json", "--suite", assert.SuiteConformance)
 	if code != 0 {
 		t.Fatalf("checks --json: exit %d: %s", code, errOut)
 	}
@@ -49,7 +49,7 @@ func TestChecksVerb(t *testing.T) {
 		t.Errorf("checks --json --suite %s (-want +got):\n%s", assert.SuiteConformance, diff)
 	}
 
-	code, _, errOut = runBin(t, "checks", "--suite", "no-such-suite")
+	code, _, errOut = runCLI(t, "checks", "--suite", "no-such-suite")
 	if code != exitUsage || !strings.Contains(errOut, `unknown suite "no-such-suite"`) || !strings.Contains(errOut, assert.SuiteBackgroundDelivery) {
 		t.Errorf("checks --suite no-such-suite: exit %d, stderr %q; want exit %d naming the suite and the known ones", code, errOut, exitUsage)
 	}

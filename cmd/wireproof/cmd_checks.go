@@ -22,12 +22,13 @@ type checksOptions struct {
 	stdout io.Writer
 }
 
-var checksOpts checksOptions
-
-var cmdChecks = &cobra.Command{
-	Use:   "checks [--json] [--suite ID]",
-	Short: "List every check replay and verify run, in order",
-	Long: `checks prints the catalogue of checks (assert.Catalogue): every check of every
+// newChecksCommand builds `wireproof checks`.
+func newChecksCommand(g *globalOptions) *cobra.Command {
+	var opts checksOptions
+	cmd := &cobra.Command{
+		Use:   "checks [--json] [--suite ID]",
+		Short: "List every check replay and verify run, in order",
+		Long: `checks prints the catalogue of checks (assert.Catalogue): every check of every
 suite, in the order they are evaluated, with its suite, the stage that
 evaluates it, its id (what a failure's check names) and the message a failure
 carries. The background-delivery suite runs on verification runs, stage by
@@ -37,19 +38,16 @@ check fails on.
 
 --json prints one JSON object per check (NDJSON): suite, stage, id, message.
 --suite keeps one suite's checks; an unknown suite is a usage error (exit 2).`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := checksOpts
-		opts.stdout = cmd.OutOrStdout()
-		return runChecks(cmd.Context(), opts)
-	},
-}
-
-func init() {
-	f := cmdChecks.Flags()
-	f.BoolVar(&checksOpts.JSON, "json", false, "print the checks as NDJSON, one object per check")
-	f.StringVar(&checksOpts.Suite, "suite", "", "list only the checks of suite `ID` (background-delivery, protocol-conformance)")
-	cmdRoot.AddCommand(cmdChecks)
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout = cmd.OutOrStdout()
+			return runChecks(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the checks as NDJSON, one object per check")
+	f.StringVar(&opts.Suite, "suite", "", "list only the checks of suite `ID` (background-delivery, protocol-conformance)")
+	return cmd
 }
 
 func runChecks(_ context.Context, opts checksOptions) error {

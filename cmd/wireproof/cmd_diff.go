@@ -21,12 +21,13 @@ type diffOptions struct {
 	stdout io.Writer
 }
 
-var diffOpts diffOptions
-
-var cmdDiff = &cobra.Command{
-	Use:   "diff [flags] A.zst B.zst",
-	Short: "Show where one run parted from another",
-	Long: `diff compares two recorded runs, typically a passing one (A) and a failing one
+// newDiffCommand builds `wireproof diff`.
+func newDiffCommand(g *globalOptions) *cobra.Command {
+	var opts diffOptions
+	cmd := &cobra.Command{
+		Use:   "diff [flags] A.zst B.zst",
+		Short: "Show where one run parted from another",
+		Long: `diff compares two recorded runs, typically a passing one (A) and a failing one
 (B), so you can see where the failing run went another way:
 
   header     the manifest fields that differ (scenario, provider, model, fault and
@@ -47,19 +48,16 @@ Exit status: 0 when the two runs tell the same story (same verdict status and
 failing check, no divergence), 1 when they differ, 2 for a usage error, 3 when a
 bundle cannot be read. A truncated bundle (a killed recorder) is read up to its
 last complete event and compared as it is.`,
-	Args: cobra.ArbitraryArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := diffOpts
-		opts.stdout = cmd.OutOrStdout()
-		return runDiff(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdDiff.Flags()
-	f.BoolVar(&diffOpts.JSON, "json", false, "print the diff as JSON")
-	f.IntVar(&diffOpts.Context, "context", triage.DefaultDiffContext, "show `N` story steps either side of the divergence")
-	cmdRoot.AddCommand(cmdDiff)
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout = cmd.OutOrStdout()
+			return runDiff(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the diff as JSON")
+	f.IntVar(&opts.Context, "context", triage.DefaultDiffContext, "show `N` story steps either side of the divergence")
+	return cmd
 }
 
 func runDiff(ctx context.Context, opts diffOptions, args []string) (err error) {

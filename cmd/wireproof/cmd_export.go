@@ -19,12 +19,13 @@ type exportOptions struct {
 	stdout, stderr io.Writer
 }
 
-var exportOpts exportOptions
-
-var cmdExport = &cobra.Command{
-	Use:   "export --har OUT.har BUNDLE|s3://BUCKET/KEY",
-	Short: "Export a bundle's HTTP and WebSocket traffic as a HAR file",
-	Long: `export --har writes the HTTP exchanges and WebSocket connections of a bundle as
+// newExportCommand builds `wireproof export`.
+func newExportCommand(g *globalOptions) *cobra.Command {
+	var opts exportOptions
+	cmd := &cobra.Command{
+		Use:   "export --har OUT.har BUNDLE|s3://BUCKET/KEY",
+		Short: "Export a bundle's HTTP and WebSocket traffic as a HAR file",
+		Long: `export --har writes the HTTP exchanges and WebSocket connections of a bundle as
 a HAR 1.2 file that browser developer tools and HAR viewers open. WebSocket
 messages are in each connection's _webSocketMessages, as Chrome writes them.
 Times are the recording's start plus each event's offset. Values redacted in the
@@ -32,17 +33,14 @@ bundle stay redacted.
 
 A truncated bundle is exported up to its cut, with a notice; exit 0. A file that
 is missing, not a bundle, or broken before its end exits 3.`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := exportOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runExport(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	cmdExport.Flags().StringVar(&exportOpts.HAR, "har", "", "write a HAR 1.2 file to `OUT.har`")
-	cmdRoot.AddCommand(cmdExport)
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runExport(cmd.Context(), opts, args)
+		},
+	}
+	cmd.Flags().StringVar(&opts.HAR, "har", "", "write a HAR 1.2 file to `OUT.har`")
+	return cmd
 }
 
 func runExport(ctx context.Context, opts exportOptions, args []string) (err error) {

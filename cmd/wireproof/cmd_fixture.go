@@ -26,54 +26,60 @@ type fixtureOptions struct {
 	serialization string
 }
 
-var fixtureOpts fixtureOptions
-
-var cmdFixture = &cobra.Command{
-	Use:   "fixture",
-	Short: "Run the embedded T3-compatible fixture server",
-	Long: `fixture runs wireproof's fixture server: a T3-compatible orchestration server
+// newFixtureCommand builds `wireproof fixture` and its subcommands.
+func newFixtureCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fixture",
+		Short: "Run the embedded T3-compatible fixture server",
+		Long: `fixture runs wireproof's fixture server: a T3-compatible orchestration server
 that runs its provider sessions on the scripted provider ('wireproof provider
 claude', one process per session) and keeps its state in SQLite. It stands where the real T3
 server stands, so 'wireproof verify' needs no provider credentials.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return usageError{errors.New("fixture needs a subcommand: start or faults")}
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{errors.New("fixture needs a subcommand: start or faults")}
+		},
+	}
+	cmd.AddCommand(newFixtureStartCommand(g), newFixtureFaultsCommand(g))
+	return cmd
 }
 
-var cmdFixtureStart = &cobra.Command{
-	Use:   "start",
-	Short: "Start the fixture server from a bootstrap JSON on a file descriptor",
-	Long: `start reads the bootstrap JSON (mode, port, host, t3Home, desktopBootstrapToken,
+// newFixtureStartCommand builds `wireproof fixture start`.
+func newFixtureStartCommand(*globalOptions) *cobra.Command {
+	var opts fixtureOptions
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Start the fixture server from a bootstrap JSON on a file descriptor",
+		Long: `start reads the bootstrap JSON (mode, port, host, t3Home, desktopBootstrapToken,
 and optionally fault and serialization) from --bootstrap-fd until EOF, listens on host:port, prints
 "startup phase: complete" on stdout when ready, and serves until SIGTERM or
 SIGINT, after which it closes its database cleanly and exits 0. The Effect RPC
 serialization on /ws is json unless --serialization (or the bootstrap's
 "serialization") says ndjson: like Effect's, it is configured, not negotiated.`,
-	Example: `  wireproof fixture start --bootstrap-fd 3 --log-level debug 3<bootstrap.json`,
-	Args:    cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runFixtureStart(cmd.Context(), fixtureOpts, cmd.OutOrStdout())
-	},
+		Example: `  wireproof fixture start --bootstrap-fd 3 --log-level debug 3<bootstrap.json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFixtureStart(cmd.Context(), opts, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.bootstrapFD, "bootstrap-fd", -1, "file descriptor carrying the bootstrap JSON (required)")
+	f.StringVar(&opts.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&opts.fault, "fault", "", "fault mode (see 'wireproof fixture faults'); overrides the bootstrap's")
+	f.StringVar(&opts.serialization, "serialization", "", "Effect RPC serialization, json or ndjson (default: the bootstrap's, else json)")
+	return cmd
 }
 
-var cmdFixtureFaults = &cobra.Command{
-	Use:   "faults",
-	Short: "List the fault modes and the check each one trips",
-	Args:  cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return runFixtureFaults(cmd.Context(), cmd.OutOrStdout())
-	},
-}
-
-func init() {
-	f := cmdFixtureStart.Flags()
-	f.IntVar(&fixtureOpts.bootstrapFD, "bootstrap-fd", -1, "file descriptor carrying the bootstrap JSON (required)")
-	f.StringVar(&fixtureOpts.logLevel, "log-level", "info", "debug, info, warn or error")
-	f.StringVar(&fixtureOpts.fault, "fault", "", "fault mode (see 'wireproof fixture faults'); overrides the bootstrap's")
-	f.StringVar(&fixtureOpts.serialization, "serialization", "", "Effect RPC serialization, json or ndjson (default: the bootstrap's, else json)")
-	cmdFixture.AddCommand(cmdFixtureStart, cmdFixtureFaults)
-	cmdRoot.AddCommand(cmdFixture)
+// newFixtureFaultsCommand builds `wireproof fixture faults`.
+func newFixtureFaultsCommand(*globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "faults",
+		Short: "List the fault modes and the check each one trips",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFixtureFaults(cmd.Context(), cmd.OutOrStdout())
+		},
+	}
 }
 
 func parseLogLevel(s string) (slog.Level, error) {

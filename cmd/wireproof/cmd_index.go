@@ -25,12 +25,13 @@ type indexOptions struct {
 	stdout, stderr io.Writer
 }
 
-var indexOpts indexOptions
-
-var cmdIndex = &cobra.Command{
-	Use:   "index [-o INDEX.ndjson] [--stats] DIR|BUNDLE|s3://BUCKET/PREFIX|INDEX.ndjson...",
-	Short: "Write one NDJSON line per bundle (manifest, verdict, failing check, timing, sizes); flake figures",
-	Long: `index reads every bundle under the arguments (directories and s3:// prefixes are
+// newIndexCommand builds `wireproof index`.
+func newIndexCommand(g *globalOptions) *cobra.Command {
+	var opts indexOptions
+	cmd := &cobra.Command{
+		Use:   "index [-o INDEX.ndjson] [--stats] DIR|BUNDLE|s3://BUCKET/PREFIX|INDEX.ndjson...",
+		Short: "Write one NDJSON line per bundle (manifest, verdict, failing check, timing, sizes); flake figures",
+		Long: `index reads every bundle under the arguments (directories and s3:// prefixes are
 listed in sorted order, objects streamed, never downloaded whole) and writes one
 NDJSON line per bundle, in that order, to stdout or -o FILE:
 
@@ -50,23 +51,20 @@ ending in .ndjson is read as an index written before.
 Exit status: 0, or 3 when a bundle could not be read (its line says why, and
 the others are written), 5 when object storage refused the credentials or could
 not be reached, 2 for bad flags.`,
-	Example: `  wireproof index -o index.ndjson s3://evidence/nightly/
+		Example: `  wireproof index -o index.ndjson s3://evidence/nightly/
   wireproof index --stats ./evidence
   wireproof index --stats index.ndjson`,
-	Args: cobra.MinimumNArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := indexOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runIndex(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdIndex.Flags()
-	f.StringVarP(&indexOpts.Out, "out", "o", "", "write the index to `FILE` instead of stdout")
-	f.IntVar(&indexOpts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles read in parallel")
-	f.BoolVar(&indexOpts.Stats, "stats", false, "print per-scenario and per-check pass, fail and flake figures")
-	cmdRoot.AddCommand(cmdIndex)
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runIndex(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "write the index to `FILE` instead of stdout")
+	f.IntVar(&opts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles read in parallel")
+	f.BoolVar(&opts.Stats, "stats", false, "print per-scenario and per-check pass, fail and flake figures")
+	return cmd
 }
 
 func runIndex(ctx context.Context, opts indexOptions, args []string) error {

@@ -46,12 +46,13 @@ type inspectOptions struct {
 // output piped to a file or compared in a test does not depend on where it ran.
 const defaultInspectWidth = 120
 
-var inspectOpts inspectOptions
-
-var cmdInspect = &cobra.Command{
-	Use:   "inspect [flags] BUNDLE|s3://BUCKET/KEY",
-	Short: "Summarise a bundle and print its events as a timeline",
-	Long: `inspect prints a summary of a bundle (header, manifest, counts per kind and per
+// newInspectCommand builds `wireproof inspect`.
+func newInspectCommand(g *globalOptions) *cobra.Command {
+	var opts inspectOptions
+	cmd := &cobra.Command{
+		Use:   "inspect [flags] BUNDLE|s3://BUCKET/KEY",
+		Short: "Summarise a bundle and print its events as a timeline",
+		Long: `inspect prints a summary of a bundle (header, manifest, counts per kind and per
 connection, payload and compressed sizes, truncation, trailer digest) and then a
 timeline, one line per event, with payloads abbreviated to the terminal width
 (--full prints them whole).
@@ -75,33 +76,30 @@ Without filters the output is the whole decompressed bundle.
 A truncated bundle (a recorder that was killed) prints everything readable, says
 so on stderr, and exits 0. A file that is missing, not a bundle, or broken before
 its end exits 3.`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := inspectOpts
-		opts.toSet = cmd.Flags().Changed("to")
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if f, ok := opts.stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 40 {
-				opts.width = w
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.toSet = cmd.Flags().Changed("to")
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if f, ok := opts.stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 40 {
+					opts.width = w
+				}
 			}
-		}
-		return runInspect(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdInspect.Flags()
-	f.BoolVar(&inspectOpts.JSON, "json", false, "print the selected lines as NDJSON in the bundle's own encoding")
-	f.StringArrayVar(&inspectOpts.Kinds, "kind", nil, "show events whose kind starts with `K` (repeatable)")
-	f.StringArrayVar(&inspectOpts.Conns, "conn", nil, "show events of connection `C` (repeatable)")
-	f.DurationVar(&inspectOpts.From, "from", 0, "show events at or after `DUR` from the start")
-	f.DurationVar(&inspectOpts.To, "to", 0, "show events at or before `DUR` from the start")
-	f.IntVar(&inspectOpts.Limit, "limit", 0, "show at most `N` events (0: all)")
-	f.BoolVar(&inspectOpts.Full, "full", false, "print payloads whole instead of abbreviated")
-	f.StringVar(&inspectOpts.Seq, "seq", "", "show the events with seq `N` or in the range A-B")
-	f.Uint64Var(&inspectOpts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
-	f.BoolVar(&inspectOpts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
-	cmdRoot.AddCommand(cmdInspect)
+			return runInspect(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the selected lines as NDJSON in the bundle's own encoding")
+	f.StringArrayVar(&opts.Kinds, "kind", nil, "show events whose kind starts with `K` (repeatable)")
+	f.StringArrayVar(&opts.Conns, "conn", nil, "show events of connection `C` (repeatable)")
+	f.DurationVar(&opts.From, "from", 0, "show events at or after `DUR` from the start")
+	f.DurationVar(&opts.To, "to", 0, "show events at or before `DUR` from the start")
+	f.IntVar(&opts.Limit, "limit", 0, "show at most `N` events (0: all)")
+	f.BoolVar(&opts.Full, "full", false, "print payloads whole instead of abbreviated")
+	f.StringVar(&opts.Seq, "seq", "", "show the events with seq `N` or in the range A-B")
+	f.Uint64Var(&opts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
+	f.BoolVar(&opts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
+	return cmd
 }
 
 func runInspect(ctx context.Context, opts inspectOptions, args []string) (err error) {

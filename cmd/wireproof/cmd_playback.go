@@ -28,12 +28,13 @@ type playbackOptions struct {
 	stderr io.Writer // the banner, misses as they happen, the report
 }
 
-var playbackOpts playbackOptions
-
-var cmdPlayback = &cobra.Command{
-	Use:   "playback BUNDLE [--listen ADDR] [--timing recorded|fast|xN] [--strict] [--json] [-o PLAYBACK.zst]",
-	Short: "Serve a bundle's recorded server side to a live client",
-	Long: `playback serves, on one port, the upstream side of every HTTP exchange and
+// newPlaybackCommand builds `wireproof playback`.
+func newPlaybackCommand(g *globalOptions) *cobra.Command {
+	var opts playbackOptions
+	cmd := &cobra.Command{
+		Use:   "playback BUNDLE [--listen ADDR] [--timing recorded|fast|xN] [--strict] [--json] [-o PLAYBACK.zst]",
+		Short: "Serve a bundle's recorded server side to a live client",
+		Long: `playback serves, on one port, the upstream side of every HTTP exchange and
 WebSocket connection in BUNDLE, so that a client (a web app, a CLI, a test) can
 run against a recorded server without the server or its providers.
 
@@ -60,24 +61,21 @@ keeps the recorded gaps, fast sends at once, xN plays N times as fast. With
 --strict it exits 4 if anything missed or a recorded request was never
 played. With -o the session is recorded like any other, misses and the
 report included.`,
-	Example: `  wireproof playback run.zst > url &
+		Example: `  wireproof playback run.zst > url &
   wireproof playback run.zst --timing fast --strict -o played.zst`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := playbackOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runPlayback(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdPlayback.Flags()
-	f.StringVar(&playbackOpts.listen, "listen", "127.0.0.1:0", "address to serve on")
-	f.StringVar(&playbackOpts.timing, "timing", "recorded", "recorded, fast or xN (N times as fast)")
-	f.BoolVar(&playbackOpts.strict, "strict", false, "exit 4 if a request missed or a recorded one was never played")
-	f.BoolVar(&playbackOpts.json, "json", false, "print the final report as one JSON object on stdout")
-	f.StringVarP(&playbackOpts.output, "output", "o", "", "record the playback session into this bundle (must not exist)")
-	cmdRoot.AddCommand(cmdPlayback)
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runPlayback(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.listen, "listen", "127.0.0.1:0", "address to serve on")
+	f.StringVar(&opts.timing, "timing", "recorded", "recorded, fast or xN (N times as fast)")
+	f.BoolVar(&opts.strict, "strict", false, "exit 4 if a request missed or a recorded one was never played")
+	f.BoolVar(&opts.json, "json", false, "print the final report as one JSON object on stdout")
+	f.StringVarP(&opts.output, "output", "o", "", "record the playback session into this bundle (must not exist)")
+	return cmd
 }
 
 // runPlayback serves the bundle until the context ends.

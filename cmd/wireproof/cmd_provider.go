@@ -10,22 +10,29 @@ import (
 	"github.com/wireproof/wireproof/provider/claude"
 )
 
-var cmdProvider = &cobra.Command{
-	Use:   "provider",
-	Short: "Scripted provider processes that stand in for a model provider's CLI",
-	Long: `provider runs a scripted stand-in for the executable an orchestration server
+// newProviderCommand builds `wireproof provider` and its subcommands.
+func newProviderCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "provider",
+		Short: "Scripted provider processes that stand in for a model provider's CLI",
+		Long: `provider runs a scripted stand-in for the executable an orchestration server
 starts per provider session, so a real server (or the embedded fixture server)
 can be verified end to end without provider credentials.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		return usageError{errors.New("provider needs a subcommand: claude")}
-	},
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{errors.New("provider needs a subcommand: claude")}
+		},
+	}
+	cmd.AddCommand(newProviderClaudeCommand(g))
+	return cmd
 }
 
-var cmdProviderClaude = &cobra.Command{
-	Use:   "claude [ARGS...]",
-	Short: "Play the Claude CLI: stream-json on stdin/stdout, MCP client of --mcp-config",
-	Long: `claude behaves as the Claude CLI does for an orchestration server: it answers
+// newProviderClaudeCommand builds `wireproof provider claude`.
+func newProviderClaudeCommand(*globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "claude [ARGS...]",
+		Short: "Play the Claude CLI: stream-json on stdin/stdout, MCP client of --mcp-config",
+		Long: `claude behaves as the Claude CLI does for an orchestration server: it answers
 --version, speaks stream-json on stdin and stdout (initialize and other control
 requests, system/init, assistant text and tool_use, user tool_result, result),
 calls the server's tools over MCP (--mcp-config, Streamable HTTP), and plays the
@@ -37,23 +44,19 @@ Environment: WIREPROOF_PROVIDER_TAP (stream argv and stdio lines to a recorder),
 WIREPROOF_PROVIDER_MCP_PROXY and WIREPROOF_PROVIDER_MCP_UPSTREAM (send MCP
 requests through a recording proxy), WIREPROOF_PROVIDER_FAULT (a provider fault
 mode: ` + joinFaults() + `).`,
-	Example: `  wireproof provider claude --version
+		Example: `  wireproof provider claude --version
   wireproof provider claude --output-format stream-json --input-format stream-json --verbose \
     --mcp-config '{"mcpServers":{"t3-code":{"type":"http","url":"http://127.0.0.1:3773/mcp"}}}'`,
-	DisableFlagParsing: true,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		// Flag parsing is off (the Claude CLI's flags are passed through),
-		// so --help would be ignored and the stand-in would wait on stdin.
-		if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
-			return cmd.Help()
-		}
-		return runProviderClaude(cmd.Context(), args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
-}
-
-func init() {
-	cmdProvider.AddCommand(cmdProviderClaude)
-	cmdRoot.AddCommand(cmdProvider)
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Flag parsing is off (the Claude CLI's flags are passed through),
+			// so --help would be ignored and the stand-in would wait on stdin.
+			if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
+				return cmd.Help()
+			}
+			return runProviderClaude(cmd.Context(), args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
 }
 
 func joinFaults() string {

@@ -43,12 +43,13 @@ type recordOptions struct {
 	stderr  io.Writer // the human-readable banner
 }
 
-var recordOpts recordOptions
-
-var cmdRecord = &cobra.Command{
-	Use:   "record [--upstream URL] [--listen ADDR] [--stdio] -o FILE [--redact SECRET]... [--token-field NAME]... [--body-cap N] [-- COMMAND ARGS...]",
-	Short: "Record the traffic to a server through a recording proxy",
-	Long: `record starts a recording reverse proxy in front of --upstream and writes every
+// newRecordCommand builds `wireproof record`.
+func newRecordCommand(g *globalOptions) *cobra.Command {
+	var opts recordOptions
+	cmd := &cobra.Command{
+		Use:   "record [--upstream URL] [--listen ADDR] [--stdio] -o FILE [--redact SECRET]... [--token-field NAME]... [--body-cap N] [-- COMMAND ARGS...]",
+		Short: "Record the traffic to a server through a recording proxy",
+		Long: `record starts a recording reverse proxy in front of --upstream and writes every
 HTTP exchange and WebSocket message through it into the bundle -o FILE.
 
 It prints the proxy's URL on stdout (and a banner on stderr). With a command
@@ -72,32 +73,29 @@ else it occurs, in any spelling. Names match case-insensitively.
 -o s3://bucket/prefix/run.zst records into a local spool file and uploads it
 when the recording ends; if the upload fails the file stays in the spool, the
 message says where, the exit status is 5, and 'wireproof upload' sends it.`,
-	Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
+		Example: `  wireproof record --upstream http://127.0.0.1:3773 -o run.zst -- ./drive.sh
   wireproof record --upstream http://127.0.0.1:3773 -o run.zst > proxy-url &
   wireproof record --stdio -o provider.zst -- codex app-server`,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := recordOpts
-		dash := cmd.ArgsLenAtDash()
-		if dash < 0 && len(args) > 0 || dash > 0 {
-			return usageError{fmt.Errorf("unexpected argument %q: put the command to run after --", args[0])}
-		}
-		opts.command = args
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runRecord(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdRecord.Flags()
-	f.StringVar(&recordOpts.upstream, "upstream", "", "the server to record (http:// or https:// URL)")
-	f.StringVar(&recordOpts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
-	f.StringVarP(&recordOpts.output, "output", "o", "", "the bundle to write, a file or an s3://bucket/key object (must not exist)")
-	f.StringArrayVar(&recordOpts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
-	f.StringArrayVar(&recordOpts.tokenFields, "token-field", nil, "a query, form or JSON field whose values are credentials, beyond the built-in ones (repeatable)")
-	f.Int64Var(&recordOpts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
-	f.BoolVar(&recordOpts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
-	cmdRecord.Flags().SetInterspersed(false)
-	cmdRoot.AddCommand(cmdRecord)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash < 0 && len(args) > 0 || dash > 0 {
+				return usageError{fmt.Errorf("unexpected argument %q: put the command to run after --", args[0])}
+			}
+			opts.command = args
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runRecord(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.upstream, "upstream", "", "the server to record (http:// or https:// URL)")
+	f.StringVar(&opts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
+	f.StringVarP(&opts.output, "output", "o", "", "the bundle to write, a file or an s3://bucket/key object (must not exist)")
+	f.StringArrayVar(&opts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
+	f.StringArrayVar(&opts.tokenFields, "token-field", nil, "a query, form or JSON field whose values are credentials, beyond the built-in ones (repeatable)")
+	f.Int64Var(&opts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
+	f.BoolVar(&opts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
+	cmd.Flags().SetInterspersed(false)
+	return cmd
 }
 
 // runRecord records until the command exits or the context ends.

@@ -34,12 +34,13 @@ type replayOptions struct {
 	progress       bool // show a progress bar (stderr is a terminal)
 }
 
-var replayOpts replayOptions
-
-var cmdReplay = &cobra.Command{
-	Use:   "replay [flags] BUNDLE|DIR|s3://BUCKET/PREFIX...",
-	Short: "Re-run the checks of recorded bundles and compare with their live verdicts",
-	Long: `replay re-runs every check of each bundle offline, from its events alone, and
+// newReplayCommand builds `wireproof replay`.
+func newReplayCommand(g *globalOptions) *cobra.Command {
+	var opts replayOptions
+	cmd := &cobra.Command{
+		Use:   "replay [flags] BUNDLE|DIR|s3://BUCKET/PREFIX...",
+		Short: "Re-run the checks of recorded bundles and compare with their live verdicts",
+		Long: `replay re-runs every check of each bundle offline, from its events alone, and
 compares the verdict with the one the live run recorded (reproduced or diverged).
 Directories are walked for *.zst bundles, in sorted order; an s3://bucket/prefix
 is listed the same way (an s3:// URL naming one object is that bundle) and each
@@ -54,23 +55,21 @@ Exit status: 0 when every bundle passed and reproduced its live verdict, 1 when 
 check failed or a verdict diverged, 3 when a bundle could not be read (after the
 others were replayed), 2 for bad flags, 5 when object storage refused the
 credentials or could not be reached, 6 when --junit FILE could not be written.`,
-	Args: cobra.MinimumNArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		replayOpts.stdout, replayOpts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		if f, ok := replayOpts.stderr.(*os.File); ok {
-			replayOpts.progress = isatty.IsTerminal(f.Fd())
-		}
-		return runReplay(cmd.Context(), replayOpts, args)
-	},
-}
-
-func init() {
-	f := cmdReplay.Flags()
-	f.BoolVar(&replayOpts.JSON, "json", false, "print verdicts as NDJSON, one line per bundle (deterministic)")
-	f.StringVar(&replayOpts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
-	f.IntVar(&replayOpts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles replayed in parallel")
-	f.StringVar(&replayOpts.Shard, "shard", "", "replay only share `I/N` of the bundles (1 <= I <= N)")
-	cmdRoot.AddCommand(cmdReplay)
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if f, ok := opts.stderr.(*os.File); ok {
+				opts.progress = isatty.IsTerminal(f.Fd())
+			}
+			return runReplay(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print verdicts as NDJSON, one line per bundle (deterministic)")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.IntVar(&opts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles replayed in parallel")
+	f.StringVar(&opts.Shard, "shard", "", "replay only share `I/N` of the bundles (1 <= I <= N)")
+	return cmd
 }
 
 // bundleRef is one bundle to replay: the path to open and the path relative

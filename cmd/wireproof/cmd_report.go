@@ -22,12 +22,13 @@ type reportOptions struct {
 	stdout, stderr io.Writer
 }
 
-var reportOpts reportOptions
-
-var cmdReport = &cobra.Command{
-	Use:   "report [-o report.html] BUNDLE|s3://BUCKET/KEY",
-	Short: "Write a self-contained HTML report of a bundle",
-	Long: `report writes one HTML file (no external scripts, styles or fonts) that shows
+// newReportCommand builds `wireproof report`.
+func newReportCommand(g *globalOptions) *cobra.Command {
+	var opts reportOptions
+	cmd := &cobra.Command{
+		Use:   "report [-o report.html] BUNDLE|s3://BUCKET/KEY",
+		Short: "Write a self-contained HTML report of a bundle",
+		Long: `report writes one HTML file (no external scripts, styles or fonts) that shows
 the verdict first (the failing check, expected and seen, the diff, the seq and
 time, whether the replay reproduced it), the manifest, a swimlane timeline by
 channel with the failing event highlighted and anchored (#seq-N), the RPC calls,
@@ -36,17 +37,14 @@ the HTTP exchanges, the last projection of the parent thread and the server log.
 The default output is BUNDLE with .zst replaced by .html; its path is printed.
 A truncated bundle is reported up to its cut, with a notice; exit 0. A file that
 is missing, not a bundle, or broken before its end exits 3.`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := reportOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runReport(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	cmdReport.Flags().StringVarP(&reportOpts.Out, "out", "o", "", "write the report to `FILE` (default: BUNDLE with .html for .zst)")
-	cmdRoot.AddCommand(cmdReport)
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runReport(cmd.Context(), opts, args)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the report to `FILE` (default: BUNDLE with .html for .zst)")
+	return cmd
 }
 
 func runReport(ctx context.Context, opts reportOptions, args []string) (err error) {

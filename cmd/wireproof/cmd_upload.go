@@ -23,12 +23,13 @@ type uploadOptions struct {
 	stdout, stderr io.Writer
 }
 
-var uploadOpts uploadOptions
-
-var cmdUpload = &cobra.Command{
-	Use:   "upload [--list] | upload DIR|FILE... s3://BUCKET/PREFIX",
-	Short: "Send runs left in the local spool to object storage, or copy bundles there",
-	Long: `Without arguments, upload sends what runs writing to s3:// left in the local
+// newUploadCommand builds `wireproof upload`.
+func newUploadCommand(g *globalOptions) *cobra.Command {
+	var opts uploadOptions
+	cmd := &cobra.Command{
+		Use:   "upload [--list] | upload DIR|FILE... s3://BUCKET/PREFIX",
+		Short: "Send runs left in the local spool to object storage, or copy bundles there",
+		Long: `Without arguments, upload sends what runs writing to s3:// left in the local
 spool: a run records into the spool ($WIREPROOF_SPOOL, default
 ~/.cache/wireproof/spool) and uploads its files when it ends; a run that was
 killed, interrupted or could not upload leaves them there, with a manifest
@@ -48,19 +49,16 @@ holds other bytes is never overwritten.
 Exit status: 0 when everything was sent, 5 when object storage refused the
 credentials, could not be reached, or an upload failed (the files stay where
 they are), 2 for bad arguments.`,
-	Example: `  wireproof upload
+		Example: `  wireproof upload
   wireproof upload --list
   wireproof upload ./evidence s3://evidence/nightly/2026-11-30`,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := uploadOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runUpload(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	cmdUpload.Flags().BoolVar(&uploadOpts.List, "list", false, "list the pending uploads and exit")
-	cmdRoot.AddCommand(cmdUpload)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runUpload(cmd.Context(), opts, args)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.List, "list", false, "list the pending uploads and exit")
+	return cmd
 }
 
 func runUpload(ctx context.Context, opts uploadOptions, args []string) error {

@@ -38,12 +38,13 @@ type verifyOptions struct {
 	serverCmdSet bool
 }
 
-var verifyOpts verifyOptions
-
-var cmdVerify = &cobra.Command{
-	Use:   "verify",
-	Short: "Run the background-delivery scenarios live, recorded and judged",
-	Long: `verify runs the background-delivery scenarios of a T3-compatible orchestration
+// newVerifyCommand builds `wireproof verify`.
+func newVerifyCommand(g *globalOptions) *cobra.Command {
+	var opts verifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Run the background-delivery scenarios live, recorded and judged",
+		Long: `verify runs the background-delivery scenarios of a T3-compatible orchestration
 server (idle, active, native, nested) and the restart durability check, with all
 traffic going through the recorder. Each run writes a bundle (<scenario>-<n>.zst)
 and its verdict (<scenario>-<n>.verdict.json) into the output directory; a suite
@@ -66,35 +67,33 @@ tags (scenario, status, check, revision, provider, model, iteration). An upload
 that still fails after retries leaves the files in the spool, says where, and
 exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 --keep failed keeps only the bundles of runs that did not pass.`,
-	Example: `  wireproof verify
+		Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
   wireproof verify --server-cmd "node /path/to/t3code/apps/server/src/bin.ts" --scenario idle`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		o := verifyOpts
-		o.serverCmdSet = cmd.Flags().Changed("server-cmd")
-		return runVerify(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	},
-}
-
-func init() {
-	f := cmdVerify.Flags()
-	f.StringVar(&verifyOpts.serverCmd, "server-cmd", "", "the server's command line (default: the embedded fixture server)")
-	f.StringVar(&verifyOpts.scenario, "scenario", string(verify.ScenarioAll), "all, idle, active, native or nested")
-	f.IntVar(&verifyOpts.repeat, "repeat", 1, "run the scenarios this many times")
-	f.Float64Var(&verifyOpts.timeout, "timeout", verify.DefaultTimeout.Seconds(), "seconds a run may take")
-	f.StringVar(&verifyOpts.provider, "provider", verify.DefaultProvider, "provider instance id")
-	f.StringVar(&verifyOpts.model, "model", verify.DefaultModel, "model name")
-	f.BoolVar(&verifyOpts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
-	f.BoolVar(&verifyOpts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
-	f.StringVar(&verifyOpts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
-	f.StringVar(&verifyOpts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
-	f.StringVarP(&verifyOpts.out, "out", "o", "", "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
-	f.StringVar(&verifyOpts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
-	f.BoolVar(&verifyOpts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
-	f.IntVar(&verifyOpts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o := opts
+			o.serverCmdSet = cmd.Flags().Changed("server-cmd")
+			return runVerify(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.serverCmd, "server-cmd", "", "the server's command line (default: the embedded fixture server)")
+	f.StringVar(&opts.scenario, "scenario", string(verify.ScenarioAll), "all, idle, active, native or nested")
+	f.IntVar(&opts.repeat, "repeat", 1, "run the scenarios this many times")
+	f.Float64Var(&opts.timeout, "timeout", verify.DefaultTimeout.Seconds(), "seconds a run may take")
+	f.StringVar(&opts.provider, "provider", verify.DefaultProvider, "provider instance id")
+	f.StringVar(&opts.model, "model", verify.DefaultModel, "model name")
+	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
+	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
+	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
+	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
+	f.StringVarP(&opts.out, "out", "o", "", "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
+	f.StringVar(&opts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
+	f.BoolVar(&opts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
+	f.IntVar(&opts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
-	cmdRoot.AddCommand(cmdVerify)
+	return cmd
 }
 
 func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) error {

@@ -27,12 +27,13 @@ type viewOptions struct {
 	ready func(url string)
 }
 
-var viewOpts viewOptions
-
-var cmdView = &cobra.Command{
-	Use:   "view [--listen ADDR] [--open] BUNDLE|DIR|s3://BUCKET/PREFIX...",
-	Short: "Browse bundles in an interactive viewer in the browser",
-	Long: `view starts a local web server with an interactive evidence viewer and prints
+// newViewCommand builds `wireproof view`.
+func newViewCommand(g *globalOptions) *cobra.Command {
+	var opts viewOptions
+	cmd := &cobra.Command{
+		Use:   "view [--listen ADDR] [--open] BUNDLE|DIR|s3://BUCKET/PREFIX...",
+		Short: "Browse bundles in an interactive viewer in the browser",
+		Long: `view starts a local web server with an interactive evidence viewer and prints
 its URL. Everything it serves is embedded: it needs no network and works offline.
 
   corpus   one row per bundle, listed as 'wireproof replay' and 'wireproof
@@ -62,19 +63,16 @@ temporary directory first, removed when the viewer stops.
 --listen defaults to 127.0.0.1 on a free port. Stop with Ctrl-C or SIGTERM
 (exit 0). Exit 3 for a path that does not exist, 2 for other bad arguments (a
 directory without bundles, a bad --listen), as in replay and index.`,
-	Args: cobra.ArbitraryArgs,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opts := viewOpts
-		opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-		return runView(cmd.Context(), opts, args)
-	},
-}
-
-func init() {
-	f := cmdView.Flags()
-	f.StringVar(&viewOpts.Listen, "listen", "127.0.0.1:0", "listen on `ADDR` (host:port)")
-	f.BoolVar(&viewOpts.Open, "open", false, "open the viewer in the default browser")
-	cmdRoot.AddCommand(cmdView)
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runView(cmd.Context(), opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "listen on `ADDR` (host:port)")
+	f.BoolVar(&opts.Open, "open", false, "open the viewer in the default browser")
+	return cmd
 }
 
 func runView(ctx context.Context, opts viewOptions, args []string) (err error) {

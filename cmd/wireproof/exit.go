@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/wireproof/wireproof/internal/objstore"
 )
 
 // Exit codes. Every verb returns an error and this file alone maps errors to
-// codes; README.md lists them.
+// codes; docs/cli.md lists them.
 //
 //	0    success: every check passed (verify, replay), the output was written
 //	1    a check failed, a replay diverged, two runs differ (diff), or an
@@ -51,7 +50,10 @@ const (
 	exitInterrupted = 130
 )
 
-// usageError is a bad flag, argument or flag value.
+// usageError is a bad flag, argument or flag value. Every usage error is one
+// of these, whatever found it: flag parsing (the root's FlagErrorFunc), an
+// argument count (explainArgs wraps every verb's Args), an unknown verb (the
+// root's Args) or a verb's own checks. No message is matched by its text.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -131,7 +133,7 @@ func exitCode(err error, interrupted bool) int {
 		return exitInterrupted
 	case errors.As(err, &status):
 		return status.code
-	case errors.As(err, &usage), isCobraUsage(err):
+	case errors.As(err, &usage):
 		return exitUsage
 	case errors.As(err, &store):
 		return exitStorage
@@ -156,15 +158,4 @@ func isSilent(err error) bool {
 	var failed checkFailedError
 	var status exitStatusError
 	return errors.As(err, &failed) || errors.As(err, &status)
-}
-
-// isCobraUsage recognises cobra's own argument errors, which are not typed.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }

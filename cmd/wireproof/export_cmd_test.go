@@ -62,7 +62,7 @@ func TestExportHAR(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(out)
-			code, stdout, stderr := runBin(t, tc.args...)
+			code, stdout, stderr := runCLI(t, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
 			}

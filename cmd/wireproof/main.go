@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -47,37 +49,107 @@ func buildVersion() string {
 	return "dev-" + rev + dirty
 }
 
-var cmdRoot = &cobra.Command{
-	Use:   "wireproof",
-	Short: "Record live runs into evidence bundles and replay their checks offline",
-	Long: `wireproof records the wire traffic of live runs against agent-orchestration
-servers (HTTP, WebSocket, the server process and its logs) into one compressed
-evidence bundle, and re-runs every check of those runs offline, deterministically.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-	Version:       version,
+// globalOptions are what every verb shares. Each verb's own flags are in an
+// options struct local to its constructor.
+type globalOptions struct {
+	// version is the tool's version, written into what the verbs record
+	// (bundle headers, verify's tool name) and printed by --version.
+	version string
 }
 
-func init() {
-	cmdRoot.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+// newRootCommand builds the whole command tree: every verb from its
+// constructor, usage errors typed (usageError, exit 2) whether they come from
+// flag parsing, an argument count or a verb's own checks. main runs it; tests
+// run it in-process:
+//
+//	cmd := newRootCommand()
+//	cmd.SetArgs([]string{"checks", "--json"})
+//	cmd.SetOut(&stdout)
+//	err := cmd.ExecuteContext(ctx)
+func newRootCommand() *cobra.Command {
+	g := &globalOptions{version: version}
+	cmd := &cobra.Command{
+		Use:   "wireproof",
+		Short: "Record live runs into evidence bundles and replay their checks offline",
+		Long: `wireproof records the wire traffic of live runs against agent-orchestration
+servers (HTTP, WebSocket, the server process and its logs) into one compressed
+evidence bundle, and re-runs every check of those runs offline, deterministically.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       g.version,
+
+		SuggestionsMinimumDistance: 2,
+		// An argument that is no verb is a usage error. cobra reports it
+		// from its own command lookup, untyped, unless the root validates
+		// its arguments itself, which takes the root being runnable: alone,
+		// it prints the help as before.
+		Args: unknownVerb,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
+	cmd.AddCommand(
+		newChecksCommand(g),
+		newDiffCommand(g),
+		newExportCommand(g),
+		newFixtureCommand(g),
+		newIndexCommand(g),
+		newInspectCommand(g),
+		newPlaybackCommand(g),
+		newProviderCommand(g),
+		newRecordCommand(g),
+		newReplayCommand(g),
+		newReportCommand(g),
+		newUploadCommand(g),
+		newVerifyCommand(g),
+		newViewCommand(g),
+	)
+	// cobra adds its completion verb when it runs; added now, its argument
+	// checks are wrapped like every verb's.
+	cmd.InitDefaultCompletionCmd()
+	explainArgs(cmd)
+	return cmd
+}
+
+// unknownVerb is the root's argument check: the message cobra gives an
+// unknown verb (with its suggestions), as a usage error.
+func unknownVerb(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n"
+		for _, v := range s {
+			msg += "\t" + v + "\n"
+		}
+	}
+	return usageError{errors.New(msg)}
 }
 
 func main() {
-	explainArgs(cmdRoot)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cmdRoot.ExecuteContext(ctx)
-	interrupted := ctx.Err() != nil
+	code := execute(ctx, newRootCommand(), os.Stderr)
 	stop()
-	code := exitCode(err, interrupted)
+	os.Exit(code)
+}
+
+// execute runs cmd (a root command whose arguments are set, or os.Args) and
+// returns the exit status, having printed its error to stderr: what main
+// does, and what tests run in-process.
+func execute(ctx context.Context, cmd *cobra.Command, stderr io.Writer) int {
+	err := cmd.ExecuteContext(ctx)
+	code := exitCode(err, ctx.Err() != nil)
 	if err != nil && !isSilent(err) {
-		fmt.Fprintln(os.Stderr, "wireproof:", err)
+		fmt.Fprintln(stderr, "wireproof:", err)
 		if hint := storageHint(err); hint != "" {
-			fmt.Fprintln(os.Stderr, "wireproof:", hint)
+			fmt.Fprintln(stderr, "wireproof:", hint)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // explainArgs makes cobra's argument-count errors ("accepts 1 arg(s),

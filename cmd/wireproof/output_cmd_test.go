@@ -44,7 +44,7 @@ func TestOutputErrorsHaveTheirOwnExitCode(t *testing.T) {
 func TestVerifyEmptyServerCmdIsAUsageError(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	for _, v := range []string{"", "  "} {
-		code, _, stderr := runBin(t, "verify", "--scenario", "idle", "--server-cmd", v, "--out", out)
+		code, _, stderr := runCLI(t, "verify", "--scenario", "idle", "--server-cmd", v, "--out", out)
 		if code != exitUsage || !strings.Contains(stderr, "--server-cmd") {
 			t.Errorf("--server-cmd %q: exit %d, stderr %q; want exit %d naming the flag", v, code, stderr, exitUsage)
 		}

@@ -25,7 +25,7 @@ func TestProviderClaudeBadMCPConfig(t *testing.T) {
 }
 
 func TestProviderNeedsSubcommand(t *testing.T) {
-	if code, _, _ := runBin(t, "provider"); code != exitUsage {
+	if code, _, _ := runCLI(t, "provider"); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
 	}
 }

@@ -45,7 +45,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runBin(t, tc.args...)
+			code, stdout, stderr := runCLI(t, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
 			}
