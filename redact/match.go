@@ -18,7 +18,7 @@ import (
 // a small automaton over the secret's characters: at each character it tries
 // the raw bytes, a percent-encoded byte and a JSON escape. A JSON escape whose
 // backslash is itself percent-encoded, HTML entities and other encodings are
-// not recognised (README, "What is redacted").
+// not recognised (docs/redaction.md).
 type pattern struct {
 	secret string
 	units  []unit

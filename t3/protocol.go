@@ -1,7 +1,7 @@
 // Package t3 is the contract of the T3 Code orchestration protocol as wireproof
 // uses it: constants, typed views of projections and stream items, the Effect RPC
 // message codec and a small HTTP and RPC client. Each type documents its part
-// of the wire contract; README.md ("Interoperability with a real Effect
+// of the wire contract; docs/interop.md ("Interoperability with a real Effect
 // client") says how the contract is checked against Effect's own client.
 package t3
 

@@ -173,7 +173,7 @@ func TestPlaybackCommand(t *testing.T) {
 
 // TestServersEndNormallyOnSignals: view and playback serve until stopped, so
 // SIGINT and SIGTERM are their normal end: exit 0 after their summary, as
-// exit.go and README say. playback --json prints its report on stdout after
+// exit.go and docs/cli.md say. playback --json prints its report on stdout after
 // the URL, a request answered again counted as repeated.
 func TestServersEndNormallyOnSignals(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -14,22 +14,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// readmeSQL returns the statements of the README's `duckdb -c "..."` example.
-func readmeSQL(t *testing.T) []string {
+// docSQL returns the statements of the `duckdb -c "..."` example in
+// docs/storage.md.
+func docSQL(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/storage.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i := strings.Index(s, "duckdb -c \"\n")
 	if i < 0 {
-		t.Fatal("README has no duckdb -c example")
+		t.Fatal("docs/storage.md has no duckdb -c example")
 	}
 	s = s[i+len("duckdb -c \"\n"):]
 	j := strings.Index(s, ";\"\n")
 	if j < 0 {
-		t.Fatal("the README's duckdb example does not end with ;\"")
+		t.Fatal("the duckdb example of docs/storage.md does not end with ;\"")
 	}
 	sql := strings.ReplaceAll(s[:j+1], `\"`, `"`)
 	var out []string
@@ -39,14 +40,14 @@ func readmeSQL(t *testing.T) []string {
 	return out
 }
 
-// TestREADMEQueriesWithDuckDB runs the README's flake-rate queries with
+// TestDocQueriesWithDuckDB runs the flake-rate queries of docs/storage.md with
 // DuckDB over an index of the golden corpus and requires the figures
 // Stats computes. It needs node and the pinned @duckdb/node-api, which
 // .ci/run installs (npm ci in testdata/duckdb); without them it skips.
-func TestREADMEQueriesWithDuckDB(t *testing.T) {
+func TestDocQueriesWithDuckDB(t *testing.T) {
 	dir := "testdata/duckdb"
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the DuckDB check of the README's queries needs it")
+		t.Skip("node is not installed: the DuckDB check of docs/storage.md's queries needs it")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
 		t.Skip("@duckdb/node-api is not installed: run (cd internal/bundleindex/testdata/duckdb && npm ci)")
@@ -67,7 +68,7 @@ func TestREADMEQueriesWithDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	script, _ := filepath.Abs(filepath.Join(dir, "query.mjs"))
-	cmd := exec.CommandContext(context.Background(), "node", append([]string{script, work}, readmeSQL(t)...)...)
+	cmd := exec.CommandContext(context.Background(), "node", append([]string{script, work}, docSQL(t)...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -34,7 +34,7 @@ type CheckStats struct {
 }
 
 // Stats computes the per-scenario and per-check figures, sorted by scenario
-// (and by failures, then check, within one). The README's DuckDB queries
+// (and by failures, then check, within one). The DuckDB queries of docs/storage.md
 // compute the same numbers from the index file.
 func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 	byScenario := map[string]*ScenarioStats{}
