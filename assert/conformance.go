@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
 )
@@ -91,7 +89,7 @@ func httpBodyLength(ev *protocol.Event) *Failure {
 		return nil
 	}
 	return &Failure{Expected: fmt.Sprintf("%d body bytes (Content-Length)", ev.Declared),
-		Seen: fmt.Sprintf("%d body bytes in the response to %s", ev.Actual, ev.Method), Diff: cmp.Diff(ev.Declared, ev.Actual)}
+		Seen: fmt.Sprintf("%d body bytes in the response to %s", ev.Actual, ev.Method), Diff: valueDiff(ev.Declared, ev.Actual)}
 }
 
 // wsCloseCode: a close frame carries a code an endpoint may send (RFC 6455

@@ -3,12 +3,15 @@ package assert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/textdiff"
 )
 
-// valueDiff renders a (-want +got) diff of two compared values. go-cmp decides
-// equality, but its text is deliberately unstable between processes, and a
-// verdict must serialize to the same bytes live and offline; so the text is
-// ours: one line per differing value, slices element by element (LCS).
+// valueDiff renders a (-want +got) diff of two compared values. A verdict
+// must serialize to the same bytes live and in every replay, and go-cmp's
+// text is deliberately unstable between processes, so no check uses go-cmp:
+// the text is ours, one line per differing value, slices of strings element
+// by element (textdiff.Lines).
 func valueDiff(want, got any) string {
 	ws, wok := want.([]string)
 	gs, gok := got.([]string)
@@ -16,34 +19,8 @@ func valueDiff(want, got any) string {
 		return fmt.Sprintf("-\t%#v\n+\t%#v\n", want, got)
 	}
 	var b strings.Builder
-	// Longest common subsequence table, for small slices.
-	n, m := len(ws), len(gs)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if ws[i] == gs[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && ws[i] == gs[j]:
-			fmt.Fprintf(&b, " \t%q\n", ws[i])
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&b, "+\t%q\n", gs[j])
-			j++
-		default:
-			fmt.Fprintf(&b, "-\t%q\n", ws[i])
-			i++
-		}
+	for _, op := range textdiff.Lines(ws, gs) {
+		fmt.Fprintf(&b, "%c\t%q\n", op.Kind, op.Line)
 	}
 	return b.String()
 }

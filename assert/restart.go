@@ -3,9 +3,7 @@ package assert
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"slices"
 
 	"github.com/wireproof/wireproof/t3"
 )
@@ -67,7 +65,7 @@ func restartAcknowledgement(r Restarted) *Failure {
 		return nil
 	}
 	got := AcknowledgementIDs(p, r.Secret)
-	if cmp.Equal(r.AcknowledgementIDs, got, cmpopts.EquateEmpty()) {
+	if slices.Equal(r.AcknowledgementIDs, got) { // nil and empty are equal
 		return nil
 	}
 	x := miss(fmt.Sprint(r.AcknowledgementIDs), fmt.Sprint(got))

@@ -73,7 +73,7 @@ type Failure struct {
 	T        int64  `json:"t"`   // its time, ns since the recording started
 	ThreadID string `json:"threadId,omitempty"`
 	RunID    string `json:"runId,omitempty"`
-	Diff     string `json:"diff,omitempty"` // go-cmp diff (-want +got) where a value was compared
+	Diff     string `json:"diff,omitempty"` // (-want +got) where a value was compared; deterministic, never go-cmp text
 }
 
 // Check ids. Each names one assertion of the live verifier; its message,

@@ -36,6 +36,15 @@ type Status struct {
 	Milestones    assert.Milestones
 }
 
+// equal reports whether two statuses say the same (their failures compared
+// by value).
+func (s Status) equal(o Status) bool {
+	if s.Phase != o.Phase || s.ChildThreadID != o.ChildThreadID || s.Milestones != o.Milestones || (s.Failure == nil) != (o.Failure == nil) {
+		return false
+	}
+	return s.Failure == nil || *s.Failure == *o.Failure
+}
+
 // EngineOptions tune the engine. A nil *EngineOptions means the defaults.
 type EngineOptions struct {
 	// MaxBody caps a buffered HTTP response body (thread reads); 0 means 64 MiB.

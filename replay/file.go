@@ -8,10 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/textdiff"
 )
 
 // Options tune an offline replay. A nil *Options means the defaults.
@@ -28,8 +27,10 @@ type Result struct {
 	Verdict assert.Verdict
 	// Recorded is the verdict the live run wrote into the bundle, if any.
 	Recorded *assert.Verdict
-	// Reproduced: Recorded exists and equals Verdict. Diff is their go-cmp diff
-	// (-recorded +replayed) when they differ.
+	// Reproduced: Recorded exists and its JSON is Verdict's, byte for byte
+	// (see Comparable). Diff is the line diff of the two as indented JSON
+	// (-recorded +replayed) when they differ: the same bytes in every
+	// process.
 	Reproduced bool
 	Diff       string
 	// Truncated: the bundle ended without a trailer (a killed recorder).
@@ -181,12 +182,40 @@ func (s *Session) Result(truncated bool, reason string) *Result {
 	res.Events = e.Events()
 	res.DecodeErrors, res.DecodeErrorCount = e.DecodeErrors()
 	if res.Recorded != nil {
-		// go-cmp varies its spacing between processes on purpose; --json
-		// output must not, so its non-breaking spaces become plain ones.
-		res.Diff = strings.ReplaceAll(cmp.Diff(*res.Recorded, Comparable(*res.Recorded, res.Verdict)), "\u00a0", " ")
+		res.Diff = VerdictDiff(*res.Recorded, Comparable(*res.Recorded, res.Verdict))
 		res.Reproduced = res.Diff == ""
 	}
 	return res
+}
+
+// VerdictDiff compares two verdicts by their JSON: "" when they serialize
+// to the same bytes, else the (-a +b) diff of their indented JSON, line by
+// line. Deterministic (go-cmp's text varies between processes on purpose,
+// and a replay's output must not).
+func VerdictDiff(a, b assert.Verdict) string {
+	ja, jb := verdictJSON(a), verdictJSON(b)
+	if ja == jb {
+		return ""
+	}
+	var out strings.Builder
+	for _, op := range textdiff.Lines(strings.Split(ja, "\n"), strings.Split(jb, "\n")) {
+		out.WriteByte(op.Kind)
+		out.WriteByte(' ')
+		out.WriteString(op.Line)
+		out.WriteByte('\n')
+	}
+	return out.String()
+}
+
+func verdictJSON(v assert.Verdict) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%#v", v) // a Verdict always encodes
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Comparable returns the replayed verdict v as it is compared with the

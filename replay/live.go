@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 )
@@ -94,7 +92,7 @@ func (l *Live) Err() error {
 // Called with mu held: only one goroutine ever sends.
 func (l *Live) publish() {
 	s := l.engine.Status()
-	if cmp.Equal(s, l.last) {
+	if s.equal(l.last) {
 		return
 	}
 	l.last = s

@@ -32,7 +32,7 @@ type BundleResponse struct {
 	Header   bundle.Header   `json:"header"`
 	Verdict  assert.Verdict  `json:"verdict"`  // replayed from the events
 	Recorded *assert.Verdict `json:"recorded"` // what the live run wrote, if anything
-	// ReplayDiff is the go-cmp diff (-recorded +replayed) when they differ.
+	// ReplayDiff is the diff (-recorded +replayed) when they differ (replay.VerdictDiff).
 	ReplayDiff       string               `json:"replayDiff,omitempty"`
 	DecodeErrors     []replay.DecodeError `json:"decodeErrors,omitempty"`
 	DecodeErrorCount int                  `json:"decodeErrorCount"`
