@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -121,7 +121,7 @@ func checkPrompt(t *testing.T, events []bundle.Event, want string) {
 		t.Fatal(err)
 	}
 	for _, m := range msgs {
-		if m.tag() != t3.TagRequest || m.str("tag") != t3.MethodLaunchThread {
+		if m.tag() != effectrpc.TagRequest || m.str("tag") != t3.MethodLaunchThread {
 			continue
 		}
 		var p struct {
@@ -175,7 +175,7 @@ func wireProblems(msgs []wireMessage) ([]string, wireCounts) {
 	for _, m := range msgs {
 		id := m.ev.Conn + "/"
 		switch m.tag() {
-		case t3.TagRequest:
+		case effectrpc.TagRequest:
 			n.requests++
 			if raw := m.raw["id"]; len(raw) == 0 || raw[0] < '0' || raw[0] > '9' {
 				problems = append(problems, fmt.Sprintf("seq %d: Request id %s is not a JSON number (Effect 4.1.0 sends numbers)", m.ev.Seq, raw))
@@ -187,7 +187,7 @@ func wireProblems(msgs []wireMessage) ([]string, wireCounts) {
 			if want := []string{"_tag", "id", "tag", "payload", "headers"}; !slices.Equal(want, keys) {
 				problems = append(problems, fmt.Sprintf("seq %d: Request keys (tracing keys left out) = %v, want %v", m.ev.Seq, keys, want))
 			}
-		case t3.TagChunk:
+		case effectrpc.TagChunk:
 			n.chunks++
 			id += idKey(m.raw["requestId"])
 			if awaitingAck[id] {
@@ -198,16 +198,16 @@ func wireProblems(msgs []wireMessage) ([]string, wireCounts) {
 			if err := json.Unmarshal(m.raw["values"], &values); err != nil || len(values) != 1 {
 				problems = append(problems, fmt.Sprintf("seq %d: Chunk values %.80s: want one value (err %v)", m.ev.Seq, m.raw["values"], err))
 			}
-		case t3.TagAck:
+		case effectrpc.TagAck:
 			n.acks++
 			id += idKey(m.raw["requestId"])
 			if !awaitingAck[id] {
 				problems = append(problems, fmt.Sprintf("seq %d: Ack for request %s with no Chunk unacked", m.ev.Seq, id))
 			}
 			awaitingAck[id] = false
-		case t3.TagInterrupt:
+		case effectrpc.TagInterrupt:
 			interrupted[id+idKey(m.raw["requestId"])] = true
-		case t3.TagExit:
+		case effectrpc.TagExit:
 			if interrupted[id+idKey(m.raw["requestId"])] {
 				if p := interruptExitProblem(m); p != "" {
 					problems = append(problems, p)
@@ -247,7 +247,7 @@ func interruptExitProblem(m wireMessage) string {
 func checkCalls(t *testing.T, events []bundle.Event, threadID string) {
 	t.Helper()
 	var ended []string
-	c := replay.NewCorrelator(func(ev *replay.RPCEvent) {
+	c := effectrpc.NewCorrelator(func(ev *effectrpc.Step) {
 		// A server message still in flight when the client closed its side
 		// (the Exit answering an Interrupt) must still find its call.
 		if ev.Err != nil {
@@ -257,7 +257,7 @@ func checkCalls(t *testing.T, events []bundle.Event, threadID string) {
 			return
 		}
 		ended = append(ended, describeCall(ev.Call, threadID))
-	})
+	}, &effectrpc.Options{Path: t3.PathWebSocket})
 	for i := range events {
 		c.Feed(&events[i])
 	}
@@ -280,7 +280,7 @@ func checkCalls(t *testing.T, events []bundle.Event, threadID string) {
 }
 
 // describeCall summarises a call's end in one comparable line.
-func describeCall(call *replay.Call, threadID string) string {
+func describeCall(call *effectrpc.Call, threadID string) string {
 	who := "other thread"
 	switch {
 	case call.ThreadID == threadID:
@@ -297,13 +297,13 @@ func describeCall(call *replay.Call, threadID string) string {
 	// both endings are the real client's behaviour. checkWire checks that
 	// Exit whenever it was sent.
 	if call.Interrupted {
-		cleanClose := call.Outcome == replay.OutcomeUnknown && strings.HasPrefix(call.Reason, "the socket closed (1000")
-		if cleanClose || (call.Outcome == replay.OutcomeFailure && call.Cause != nil && call.Cause.Interrupted()) {
+		cleanClose := call.Outcome == effectrpc.OutcomeUnknown && strings.HasPrefix(call.Reason, "the socket closed (1000")
+		if cleanClose || (call.Outcome == effectrpc.OutcomeFailure && call.Cause != nil && call.Cause.Interrupted()) {
 			return prefix + "interrupted by the client"
 		}
 	}
 	s := prefix + string(call.Outcome)
-	if call.Outcome != replay.OutcomeSuccess && call.Reason != "" {
+	if call.Outcome != effectrpc.OutcomeSuccess && call.Reason != "" {
 		s += " (" + call.Reason + ")"
 	}
 	if cause := call.Cause; cause != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -252,7 +253,7 @@ func cmpCalls(t *testing.T, a, b string) string {
 		}
 		defer r.Close()
 		n := map[string]int{}
-		corr := replay.NewCorrelator(func(ev *replay.RPCEvent) {
+		corr := effectrpc.NewCorrelator(func(ev *effectrpc.Step) {
 			if ev.Err != nil {
 				t.Errorf("%s: seq %d: %v", path, ev.Seq, ev.Err)
 			}
@@ -266,7 +267,7 @@ func cmpCalls(t *testing.T, a, b string) string {
 				}
 				n[ev.Call.Method+" "+outcome]++
 			}
-		})
+		}, &effectrpc.Options{Path: t3.PathWebSocket})
 		var ev bundle.Event
 		for r.Next(&ev) == nil {
 			switch ev.Kind {

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -37,7 +38,7 @@ func TestMalformedEffectMessages(t *testing.T) {
 	}
 	for _, b := range bad {
 		c.send("%s", b.send)
-		m := c.expect(t3.TagDefect, "")
+		m := c.expect(effectrpc.TagDefect, "")
 		var defect string
 		json.Unmarshal(m.Defect, &defect)
 		if !strings.Contains(defect, b.reason) {
@@ -47,7 +48,7 @@ func TestMalformedEffectMessages(t *testing.T) {
 	if err := c.c.Write(t.Context(), websocket.MessageBinary, []byte{0xde, 0xad, 0xbe, 0xef}); err != nil {
 		t.Fatal(err)
 	}
-	m := c.expect(t3.TagDefect, "")
+	m := c.expect(effectrpc.TagDefect, "")
 	if !strings.Contains(string(m.Defect), "binary frame of 4 bytes: deadbeef") {
 		t.Errorf("binary frame: defect %s", m.Defect)
 	}
@@ -125,7 +126,7 @@ func TestMissesListCapped(t *testing.T) {
 	path := recordSession(t, effectServer(t, false), func(base string) {
 		c := dialRPC(t, base, false)
 		c.send(`{"_tag":"Ping"}`)
-		c.expect(t3.TagPong, "")
+		c.expect(effectrpc.TagPong, "")
 		c.c.Close(websocket.StatusNormalClosure, "")
 	})
 	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
@@ -133,7 +134,7 @@ func TestMissesListCapped(t *testing.T) {
 	const n = MaxListedMisses + 200
 	for range n {
 		c.send(`garbage`)
-		c.expect(t3.TagDefect, "")
+		c.expect(effectrpc.TagDefect, "")
 	}
 	c.c.Close(websocket.StatusNormalClosure, "")
 	rep, err := srv.Close(context.Background())
@@ -168,7 +169,7 @@ func TestMalformedRequests(t *testing.T) {
 		resp.Body.Close()
 		c := dialRPC(t, base, false)
 		c.send(`{"_tag":"Ping"}`)
-		c.expect(t3.TagPong, "")
+		c.expect(effectrpc.TagPong, "")
 		c.c.Close(websocket.StatusNormalClosure, "")
 	})
 	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}, MaxBody: 16}})
@@ -215,7 +216,7 @@ func TestMessageTooBig(t *testing.T) {
 	path := recordSession(t, effectServer(t, false), func(base string) {
 		c := dialRPC(t, base, false)
 		c.send(`{"_tag":"Ping"}`)
-		c.expect(t3.TagPong, "")
+		c.expect(effectrpc.TagPong, "")
 		c.c.Close(websocket.StatusNormalClosure, "")
 	})
 	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}, MaxMessageSize: 1024}})

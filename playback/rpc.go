@@ -1,13 +1,13 @@
 package playback
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/wireproof/wireproof/replay"
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // clientMessage handles one client message on an RPC connection: a Request
@@ -22,7 +22,7 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 	if raw == nil {
 		return
 	}
-	m, err := replay.DecodeMessage(raw)
+	m, err := effectrpc.DecodeMessage(raw)
 	if err != nil {
 		if s.sc.proto == protoJSONRPC && isNotification(raw) {
 			return // a JSON-RPC notification: nothing to answer
@@ -31,15 +31,13 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 		return
 	}
 	switch m.Tag {
-	case t3.TagRequest:
-		var env envelope
-		json.Unmarshal(raw, &env)
-		s.request(now, m, env.ID)
-	case t3.TagAck, t3.TagInterrupt:
+	case effectrpc.TagRequest:
+		s.request(now, m, json.RawMessage(bytes.Clone(m.ID))) // echoed as sent; raw is the reader's
+	case effectrpc.TagAck, effectrpc.TagInterrupt:
 		s.mu.Lock()
-		lc := s.calls[m.ID]
+		lc := s.calls[m.Key()]
 		if lc != nil {
-			if m.Tag == t3.TagAck {
+			if m.Tag == effectrpc.TagAck {
 				lc.acks = append(lc.acks, now)
 			} else if !lc.interrupted {
 				lc.interrupted, lc.interruptAt = true, now
@@ -47,7 +45,7 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 			s.signal()
 		}
 		s.mu.Unlock()
-		if lc != nil && m.Tag == t3.TagInterrupt {
+		if lc != nil && m.Tag == effectrpc.TagInterrupt {
 			// Answer the Interrupt before reading on: a client that closes
 			// the socket right after it still gets the answer, as from a
 			// live server.
@@ -56,7 +54,7 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 			case <-s.ctx.Done():
 			}
 		}
-	case t3.TagPing:
+	case effectrpc.TagPing:
 		if s.sc.proto == protoJSONRPC {
 			s.send([]byte(`{"jsonrpc":"2.0","method":"@effect/rpc/Pong"}`))
 		} else {
@@ -88,7 +86,7 @@ func (s *session) malformed(summary, reason string) {
 		return
 	}
 	defect, _ := json.Marshal(text)
-	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagDefect, Defect: defect})
+	b, _ := json.Marshal(effectrpc.Message{Tag: effectrpc.TagDefect, Defect: defect})
 	s.send(b)
 }
 
@@ -120,7 +118,7 @@ func binaryMessage(data []byte) string {
 
 // request matches a client Request to a recorded call and plays its
 // replies, or answers it with the miss.
-func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
+func (s *session) request(now time.Time, m effectrpc.Message, id json.RawMessage) {
 	live := rpcRequest(m.Method, m.Payload)
 	summary := m.Method + " " + oneLine(string(m.Payload), 200)
 	sc := s.sc
@@ -147,10 +145,11 @@ func (s *session) request(now time.Time, m replay.Message, id json.RawMessage) {
 	p.played(repeated)
 	lc := &liveCall{rec: sc.calls[i], id: id, done: make(chan struct{})}
 	s.mu.Lock()
-	s.calls[m.ID] = lc
+	key := m.Key()
+	s.calls[key] = lc
 	s.mu.Unlock()
 	s.wg.Add(1)
-	go s.playCall(m.ID, lc, now)
+	go s.playCall(key, lc, now)
 }
 
 // missReply is the error a missed request gets: a Die for Effect, an error
@@ -170,15 +169,15 @@ func (s *session) missReply(id json.RawMessage, miss Miss) []byte {
 		return b
 	}
 	defect, _ := json.Marshal(text)
-	cause, _ := json.Marshal([]t3.CauseItem{{Tag: t3.CauseDie, Defect: defect}})
-	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagExit, RequestID: t3.RequestID(id), Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: cause}})
+	cause, _ := json.Marshal([]effectrpc.CauseItem{{Tag: effectrpc.CauseDie, Defect: defect}})
+	b, _ := json.Marshal(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: effectrpc.RequestID(id), Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: cause}})
 	return b
 }
 
 // interruptExit is the answer to an Interrupt the recording has none for.
 func (s *session) interruptExit(id json.RawMessage) []byte {
-	cause, _ := json.Marshal([]t3.CauseItem{{Tag: t3.CauseInterrupt, FiberID: json.RawMessage("0")}})
-	b, _ := json.Marshal(t3.RPCMessage{Tag: t3.TagExit, RequestID: t3.RequestID(id), Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: cause}})
+	cause, _ := json.Marshal([]effectrpc.CauseItem{{Tag: effectrpc.CauseInterrupt, FiberID: json.RawMessage("0")}})
+	b, _ := json.Marshal(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: effectrpc.RequestID(id), Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: cause}})
 	return b
 }
 

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/replay"
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // protocol is what a recorded WebSocket connection speaks.
@@ -30,8 +29,8 @@ type wireMsg struct {
 	Dir    bundle.Dir
 	Binary bool
 	Raw    []byte
-	Msg    replay.Message // decoded by replay's decoder
-	RPC    bool           // Msg is valid
+	Msg    effectrpc.Message // decoded by effectrpc.DecodeMessage
+	RPC    bool              // Msg is valid
 	ID     json.RawMessage
 }
 
@@ -162,7 +161,7 @@ func newScript(c *Conn) *script {
 		for _, raw := range splitFrame(f.Data, s.ndjson, &bufs[d]) {
 			w := wireMsg{T: f.T, Dir: f.Dir, Raw: raw}
 			var env envelope
-			if m, err := replay.DecodeMessage(raw); err == nil {
+			if m, err := effectrpc.DecodeMessage(raw); err == nil {
 				w.Msg, w.RPC = m, true
 				json.Unmarshal(raw, &env)
 				if env.JSONRPC != "" {
@@ -207,17 +206,17 @@ func (s *script) buildCalls() {
 				continue
 			}
 			switch w.Msg.Tag {
-			case t3.TagRequest:
+			case effectrpc.TagRequest:
 				c := &call{seq: s.conn.Seq, T: w.T, method: w.Msg.Method, payload: w.Msg.Payload}
-				open[w.Msg.ID] = c
+				open[w.Msg.Key()] = c
 				s.calls = append(s.calls, c)
 				s.reqs = append(s.reqs, rpcRequest(c.method, c.payload))
-			case t3.TagAck:
-				if c := open[w.Msg.ID]; c != nil {
+			case effectrpc.TagAck:
+				if c := open[w.Msg.Key()]; c != nil {
 					c.ackTs = append(c.ackTs, w.T)
 				}
-			case t3.TagInterrupt:
-				if c := open[w.Msg.ID]; c != nil {
+			case effectrpc.TagInterrupt:
+				if c := open[w.Msg.Key()]; c != nil {
 					interrupted[c] = true
 				}
 			}
@@ -225,10 +224,10 @@ func (s *script) buildCalls() {
 		}
 		if w.RPC {
 			switch w.Msg.Tag {
-			case t3.TagPong:
+			case effectrpc.TagPong:
 				continue // Pings are answered live
-			case t3.TagChunk, t3.TagExit:
-				if c := open[w.Msg.ID]; c != nil {
+			case effectrpc.TagChunk, effectrpc.TagExit:
+				if c := open[w.Msg.Key()]; c != nil {
 					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, Acks: len(c.ackTs), AfterInterrupt: interrupted[c]})
 					continue
 				}

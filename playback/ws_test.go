@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -29,7 +30,7 @@ func effectServer(t *testing.T, ndjson bool) http.Handler {
 		defer c.CloseNow()
 		ctx := r.Context()
 		var wmu sync.Mutex
-		send := func(m t3.RPCMessage) {
+		send := func(m effectrpc.Message) {
 			b, _ := json.Marshal(m)
 			if ndjson {
 				b = append(b, '\n')
@@ -53,52 +54,52 @@ func effectServer(t *testing.T, ndjson bool) http.Handler {
 				return
 			}
 			for _, raw := range splitFrame(data, ndjson, &buf) {
-				var m t3.RPCMessage
+				var m effectrpc.Message
 				if err := json.Unmarshal(raw, &m); err != nil {
 					t.Errorf("effect server: %v", err)
 					return
 				}
 				switch m.Tag {
-				case t3.TagPing:
-					send(t3.RPCMessage{Tag: t3.TagPong})
-				case t3.TagAck, t3.TagInterrupt:
+				case effectrpc.TagPing:
+					send(effectrpc.Message{Tag: effectrpc.TagPong})
+				case effectrpc.TagAck, effectrpc.TagInterrupt:
 					mu.Lock()
 					s := streams[m.RequestID.Key()]
 					mu.Unlock()
 					if s == nil {
 						continue
 					}
-					if m.Tag == t3.TagAck {
+					if m.Tag == effectrpc.TagAck {
 						s.ack <- struct{}{}
 					} else {
 						close(s.interrupt)
 					}
-				case t3.TagRequest:
+				case effectrpc.TagRequest:
 					switch m.Method {
 					case "echo":
 						v, _ := json.Marshal(map[string]any{"echo": m.Payload, "made": t3.NewUUID()})
-						send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: v}})
+						send(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: m.ID, Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: v}})
 					case "stream":
 						s := &stream{ack: make(chan struct{}, 1), interrupt: make(chan struct{})}
 						mu.Lock()
 						streams[m.ID.Key()] = s
 						mu.Unlock()
 						wg.Add(1)
-						go func(m t3.RPCMessage) {
+						go func(m effectrpc.Message) {
 							defer wg.Done()
 							for n := 1; n <= 3; n++ {
 								v, _ := json.Marshal([]any{map[string]any{"n": n, "of": m.Payload}})
-								send(t3.RPCMessage{Tag: t3.TagChunk, RequestID: m.ID, Values: v})
+								send(effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: m.ID, Values: v})
 								select {
 								case <-s.ack:
 								case <-s.interrupt:
-									send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":41}]`)}})
+									send(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: m.ID, Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":41}]`)}})
 									return
 								case <-ctx.Done():
 									return
 								}
 							}
-							send(t3.RPCMessage{Tag: t3.TagExit, RequestID: m.ID, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: json.RawMessage("null")}})
+							send(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: m.ID, Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}})
 						}(m)
 					}
 				}
@@ -138,7 +139,7 @@ func (r *rpcConn) send(format string, args ...any) {
 	}
 }
 
-func (r *rpcConn) next() t3.RPCMessage {
+func (r *rpcConn) next() effectrpc.Message {
 	r.t.Helper()
 	for len(r.queue) == 0 {
 		ctx, cancel := context.WithTimeout(r.t.Context(), 30*time.Second)
@@ -154,7 +155,7 @@ func (r *rpcConn) next() t3.RPCMessage {
 	}
 	raw := r.queue[0]
 	r.queue = r.queue[1:]
-	var m t3.RPCMessage
+	var m effectrpc.Message
 	if err := json.Unmarshal(raw, &m); err != nil {
 		r.t.Fatalf("message %s: %v", raw, err)
 	}
@@ -162,7 +163,7 @@ func (r *rpcConn) next() t3.RPCMessage {
 }
 
 // expect reads the next message and checks its tag and request id.
-func (r *rpcConn) expect(tag string, id string) t3.RPCMessage {
+func (r *rpcConn) expect(tag string, id string) effectrpc.Message {
 	r.t.Helper()
 	m := r.next()
 	if m.Tag != tag || (id != "" && string(m.RequestID) != id) {
@@ -180,7 +181,7 @@ func driveEffect(t *testing.T, c *rpcConn, ids [3]string, thread string, checkPa
 	t.Helper()
 	c.send(`{"_tag":"Request","id":%s,"tag":"stream","payload":{"threadId":%q},"headers":[]}`, ids[0], thread)
 	for n := 1; n <= 3; n++ {
-		m := c.expect(t3.TagChunk, ids[0])
+		m := c.expect(effectrpc.TagChunk, ids[0])
 		if !bytes.Contains(m.Values, []byte(thread)) || !bytes.Contains(m.Values, []byte(fmt.Sprintf(`"n":%d`, n))) {
 			t.Errorf("chunk %d values %s: want n %d of thread %s", n, m.Values, n, thread)
 		}
@@ -188,22 +189,22 @@ func driveEffect(t *testing.T, c *rpcConn, ids [3]string, thread string, checkPa
 			// The next chunk waits for this chunk's Ack: a Ping sent now is
 			// answered before anything else arrives.
 			c.send(`{"_tag":"Ping"}`)
-			c.expect(t3.TagPong, "")
+			c.expect(effectrpc.TagPong, "")
 		}
 		c.send(`{"_tag":"Ack","requestId":%s}`, ids[0])
 	}
-	if m := c.expect(t3.TagExit, ids[0]); m.Exit.Tag != t3.ExitSuccess {
+	if m := c.expect(effectrpc.TagExit, ids[0]); m.Exit.Tag != effectrpc.ExitSuccess {
 		t.Errorf("stream exit %s, want Success", m.Exit.Tag)
 	}
 	c.send(`{"_tag":"Request","id":%s,"tag":"echo","payload":{"threadId":%q,"text":"hello"},"headers":[]}`, ids[1], thread)
-	m := c.expect(t3.TagExit, ids[1])
+	m := c.expect(effectrpc.TagExit, ids[1])
 	echo = m.Exit.Value
 	c.send(`{"_tag":"Request","id":%s,"tag":"stream","payload":{"threadId":%q},"headers":[]}`, ids[2], thread)
-	c.expect(t3.TagChunk, ids[2])
+	c.expect(effectrpc.TagChunk, ids[2])
 	c.send(`{"_tag":"Ack","requestId":%s}`, ids[2])
-	c.expect(t3.TagChunk, ids[2])
+	c.expect(effectrpc.TagChunk, ids[2])
 	c.send(`{"_tag":"Interrupt","requestId":%s}`, ids[2])
-	if m := c.expect(t3.TagExit, ids[2]); m.Exit.Tag != t3.ExitFailure || !bytes.Contains(m.Exit.Cause, []byte(`"Interrupt"`)) {
+	if m := c.expect(effectrpc.TagExit, ids[2]); m.Exit.Tag != effectrpc.ExitFailure || !bytes.Contains(m.Exit.Cause, []byte(`"Interrupt"`)) {
 		t.Errorf("interrupted stream exit %s %s, want an Interrupt failure", m.Exit.Tag, m.Exit.Cause)
 	}
 	return echo
@@ -233,10 +234,10 @@ func TestEffectRPC(t *testing.T) {
 
 			// A request nothing recorded matches gets a Die naming the closest.
 			c.send(`{"_tag":"Request","id":10,"tag":"echo","payload":{"threadId":%q,"text":"bye"},"headers":[]}`, thread)
-			m := c.expect(t3.TagExit, "10")
-			var cause []t3.CauseItem
+			m := c.expect(effectrpc.TagExit, "10")
+			var cause []effectrpc.CauseItem
 			json.Unmarshal(m.Exit.Cause, &cause)
-			if m.Exit.Tag != t3.ExitFailure || len(cause) != 1 || cause[0].Tag != t3.CauseDie {
+			if m.Exit.Tag != effectrpc.ExitFailure || len(cause) != 1 || cause[0].Tag != effectrpc.CauseDie {
 				t.Fatalf("miss exit %s %s, want a Die", m.Exit.Tag, m.Exit.Cause)
 			}
 			var defect string
@@ -330,7 +331,7 @@ func TestReconnectKeepsPlayed(t *testing.T) {
 
 	again := dialRPC(t, srv.URL, false)
 	again.send(`{"_tag":"Ping"}`)
-	again.expect(t3.TagPong, "")
+	again.expect(effectrpc.TagPong, "")
 	again.c.Close(websocket.StatusNormalClosure, "")
 	// A third connection plays the calls again: each is repeated, not new.
 	third := dialRPC(t, srv.URL, false)

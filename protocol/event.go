@@ -8,7 +8,7 @@
 // The package knows JSON-RPC 2.0 (over stdio lines and WebSocket text frames),
 // HTTP exchanges (server-sent events as messages) and the Claude CLI's
 // stream-json (stdio lines of a provider process). Effect RPC is decoded
-// by replay's Correlator, which the engine plugs in as a decoder of its own.
+// by protocol/effectrpc's Correlator, which the engine plugs in as a decoder.
 package protocol
 
 import (
@@ -22,7 +22,7 @@ type Name string
 
 // The protocols decoded.
 const (
-	EffectRPC Name = "effect-rpc" // Effect RPC, json or ndjson framing (replay.Correlator)
+	EffectRPC Name = "effect-rpc" // Effect RPC, json or ndjson framing (effectrpc.Correlator)
 	JSONRPC   Name = "jsonrpc"    // JSON-RPC 2.0
 	HTTP      Name = "http"       // HTTP/1.1 exchanges; text/event-stream bodies as messages
 	// StreamJSON is the Claude CLI's stream-json: one JSON object per stdio

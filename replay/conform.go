@@ -6,7 +6,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // EventSuite is a suite of checks on protocol events: its id (as the
@@ -106,12 +106,9 @@ func (c *conformance) results() []assert.SuiteResult {
 	return out
 }
 
-// errReused marks a Request whose id is in flight.
-var errReused = errors.New("request id reused while its call is open")
-
 // effectEvent turns a step of the Effect RPC timeline into a protocol event
 // for the conformance checks.
-func (c *conformance) effectEvent(r *RPCEvent) {
+func (c *conformance) effectEvent(r *effectrpc.Step) {
 	if !c.busy() {
 		return
 	}
@@ -129,17 +126,17 @@ func (c *conformance) effectEvent(r *RPCEvent) {
 	case m == nil:
 		pe.Kind, pe.ClosedBy = protocol.KindEnd, c.closedBy[r.Conn]
 	default:
-		pe.ID = m.ID
+		pe.ID = m.Key()
 		switch m.Tag {
-		case t3.TagRequest:
-			pe.Kind, pe.Method, pe.Reused = protocol.KindRequest, m.Method, errors.Is(r.Err, errReused)
-		case t3.TagChunk:
+		case effectrpc.TagRequest:
+			pe.Kind, pe.Method, pe.Reused = protocol.KindRequest, m.Method, errors.Is(r.Err, effectrpc.ErrReused)
+		case effectrpc.TagChunk:
 			pe.Kind = protocol.KindChunk
-		case t3.TagAck:
+		case effectrpc.TagAck:
 			pe.Kind = protocol.KindAck
-		case t3.TagInterrupt:
+		case effectrpc.TagInterrupt:
 			pe.Kind = protocol.KindInterrupt
-		case t3.TagExit:
+		case effectrpc.TagExit:
 			pe.Kind = protocol.KindResponse
 		default:
 			pe.Kind = protocol.KindNotification
@@ -152,7 +149,7 @@ func (c *conformance) effectEvent(r *RPCEvent) {
 // effectDecoder is the Correlator as the router's decoder of Effect RPC
 // WebSockets. The engine ends its calls itself (ServerStopped, End), in the
 // order the scenario checks need, so Stop does nothing here.
-type effectDecoder struct{ corr *Correlator }
+type effectDecoder struct{ corr *effectrpc.Correlator }
 
 func (d effectDecoder) Feed(ev *bundle.Event, emit protocol.Emit) {
 	if ev.Kind == bundle.KindWSClose {

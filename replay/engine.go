@@ -8,6 +8,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -122,8 +123,8 @@ type Engine struct {
 	gatePath       string
 	parentGatePath string
 
-	corr     *Correlator
-	lean     *leanDecoder // shares the correlator's intern table
+	corr     *effectrpc.Correlator
+	lean     *leanDecoder // the projections; its memo is the correlator's KnownValue
 	http     map[string]*exchange
 	released bool
 
@@ -182,12 +183,12 @@ func NewEngine(opts *EngineOptions) *Engine {
 			e.tap = &tapState{Tap: *opts.Tap}
 		}
 	}
+	e.lean = newLeanDecoder()
+	emit := e.onRPC
 	if e.tap != nil {
-		e.corr = NewCorrelator(e.rpcStep)
-	} else {
-		e.corr = NewCorrelator(e.onRPC)
+		emit = e.rpcStep
 	}
-	e.lean = e.corr.lean
+	e.corr = effectrpc.NewCorrelator(emit, &effectrpc.Options{Path: t3.PathWebSocket, KnownValue: e.lean.memo.prefix})
 	e.jsonrpc = protocol.NewJSONRPCDecoder()
 	e.httpDec = protocol.NewHTTPDecoder(&protocol.HTTPOptions{Keep: e.keepThreadRead, MaxBody: e.maxBody})
 	// After the caller's routes: stdio lines of the Claude CLI's stream-json
@@ -203,7 +204,7 @@ func NewEngine(opts *EngineOptions) *Engine {
 // framing); a WebSocket whose first message is plain JSON-RPC 2.0; any other
 // WebSocket to the Correlator (Effect RPC, json or ndjson, which decides
 // from the frames whether it carries RPC at all); every HTTP exchange.
-func Routes(corr *Correlator, jsonrpc *protocol.JSONRPCDecoder, httpDec *protocol.HTTPDecoder) []protocol.Route {
+func Routes(corr *effectrpc.Correlator, jsonrpc *protocol.JSONRPCDecoder, httpDec *protocol.HTTPDecoder) []protocol.Route {
 	rpc := protocol.JSONRPCRoutes(jsonrpc)
 	effect := effectDecoder{corr}
 	return []protocol.Route{
@@ -648,6 +649,14 @@ func (e *Engine) keepError(seq uint64, conn string, err error, raw []byte) {
 	if len(e.decodeErrors) < e.maxErrs {
 		e.decodeErrors = append(e.decodeErrors, DecodeError{Seq: seq, Conn: conn, Err: err.Error(), Raw: clip(raw, 256)})
 	}
+}
+
+// clip shortens b to at most n bytes for messages.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
 }
 
 // groupSignal reports a signal sent to the rest of a process's group

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -43,7 +44,7 @@ const (
 // frame is split (see prefix) is valid where it stands. Decoded alone, a
 // value that nests within memoDepth of jsonscan.MaxDepth is left to
 // encoding/json, which decides it exactly.
-const memoDepth = 2
+const memoDepth = effectrpc.ExitValueDepth
 
 // maxMemo bounds the bytes a slot keeps: a larger projection is decoded
 // every time rather than held twice.

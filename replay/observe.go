@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -16,7 +17,7 @@ func (e *Engine) interesting(thread string) bool {
 }
 
 // onRPC receives the correlated RPC timeline.
-func (e *Engine) onRPC(r *RPCEvent) {
+func (e *Engine) onRPC(r *effectrpc.Step) {
 	e.conf.effectEvent(r)
 	if r.Err != nil {
 		if e.conf.done && e.decided() {
@@ -29,25 +30,25 @@ func (e *Engine) onRPC(r *RPCEvent) {
 	if call == nil || e.decided() {
 		return
 	}
-	if call.Method == t3.MethodLaunchThread && e.parentThread == "" && e.verificationRun() && call.ThreadID != "" && r.Message != nil && r.Message.Tag == t3.TagRequest {
+	if call.Method == t3.MethodLaunchThread && e.parentThread == "" && e.verificationRun() && call.ThreadID != "" && r.Message != nil && r.Message.Tag == effectrpc.TagRequest {
 		e.parentThread = call.ThreadID // no run mark: the launched thread is the parent
 	}
 	at := &bundle.Event{Seq: r.Seq, T: r.T}
 	if m := r.Message; m != nil {
 		switch {
-		case m.Tag == t3.TagChunk && call.Method == t3.MethodSubscribe && e.interesting(call.ThreadID):
+		case m.Tag == effectrpc.TagChunk && call.Method == t3.MethodSubscribe && e.interesting(call.ThreadID):
 			e.streamItems(call, m.Values, at)
-		case m.Tag == t3.TagExit && m.Exit.Tag == t3.ExitSuccess:
+		case m.Tag == effectrpc.TagExit && m.Exit.Tag == effectrpc.ExitSuccess:
 			e.exitValue(call, m, at)
 		}
 	}
-	if r.Ended && call.Outcome != OutcomeSuccess || r.Ended && call.Method == t3.MethodSubscribe {
+	if r.Ended && call.Outcome != effectrpc.OutcomeSuccess || r.Ended && call.Method == t3.MethodSubscribe {
 		e.callEnded(call, at)
 	}
 }
 
 // streamItems observes the snapshot items of a subscribeThread chunk.
-func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Event) {
+func (e *Engine) streamItems(call *effectrpc.Call, values json.RawMessage, at *bundle.Event) {
 	if ps, ok := e.lean.snapshots(values); ok {
 		for _, p := range ps {
 			e.observe(SourceSnapshot, call.ThreadID, p, at)
@@ -71,7 +72,7 @@ func (e *Engine) streamItems(call *Call, values json.RawMessage, at *bundle.Even
 
 // exitValue observes the projection in a successful launchThread or
 // getThreadProjection answer m.
-func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
+func (e *Engine) exitValue(call *effectrpc.Call, m *effectrpc.Message, at *bundle.Event) {
 	value := m.Exit.Value
 	switch call.Method {
 	case t3.MethodLaunchThread:
@@ -121,8 +122,8 @@ func (e *Engine) exitValue(call *Call, m *Message, at *bundle.Event) {
 // (interrupted, deadline) may be recorded after the server's answer to the
 // Interrupt. The cut is kept and decides the run only if nothing else does
 // first: at the driver's driver-error mark or at the end of the bundle.
-func (e *Engine) callEnded(call *Call, at *bundle.Event) {
-	if (call.Outcome == OutcomeUnknown || call.Outcome == OutcomeInterrupted || call.Interrupted) && e.pendingCut == nil {
+func (e *Engine) callEnded(call *effectrpc.Call, at *bundle.Event) {
+	if (call.Outcome == effectrpc.OutcomeUnknown || call.Outcome == effectrpc.OutcomeInterrupted || call.Interrupted) && e.pendingCut == nil {
 		e.judgeCall(call, at)
 		if e.phase == PhaseFailed {
 			e.pendingCut, e.phase, e.failure = e.failure, e.pendingPhase, nil
@@ -132,7 +133,7 @@ func (e *Engine) callEnded(call *Call, at *bundle.Event) {
 	e.judgeCall(call, at)
 }
 
-func (e *Engine) judgeCall(call *Call, at *bundle.Event) {
+func (e *Engine) judgeCall(call *effectrpc.Call, at *bundle.Event) {
 	e.pendingPhase = e.phase
 	how := describeEnd(call)
 	switch {
@@ -148,11 +149,11 @@ func (e *Engine) judgeCall(call *Call, at *bundle.Event) {
 }
 
 // describeEnd says how a call ended, in words.
-func describeEnd(c *Call) string {
+func describeEnd(c *effectrpc.Call) string {
 	switch c.Outcome {
-	case OutcomeSuccess:
+	case effectrpc.OutcomeSuccess:
 		return fmt.Sprintf("ended normally after %d chunk(s)", c.Chunks)
-	case OutcomeFailure:
+	case effectrpc.OutcomeFailure:
 		s := "failed"
 		if c.Cause != nil {
 			s += ": " + c.Cause.String()
@@ -161,9 +162,9 @@ func describeEnd(c *Call) string {
 			s += " (" + c.Reason + ")"
 		}
 		return s
-	case OutcomeInterrupted:
+	case effectrpc.OutcomeInterrupted:
 		return "was interrupted: " + c.Reason
-	case OutcomeDefect:
+	case effectrpc.OutcomeDefect:
 		return "failed by " + c.Reason
 	default:
 		return "ended with an unknown outcome: " + c.Reason

@@ -3,6 +3,7 @@ package replay
 import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // Tap receives what the engine's decoders make of a whole bundle, for tools
@@ -22,7 +23,7 @@ type Tap struct {
 	// rebuilds: each message with its call, the ends without a message
 	// (socket closed, server stopped, bundle ended) and what could not be
 	// decoded.
-	RPC func(*RPCEvent)
+	RPC func(*effectrpc.Step)
 	// Protocol receives every protocol event of the router's decoders
 	// (JSON-RPC 2.0, stream-json, HTTP; decode errors included). Effect RPC
 	// connections appear here only by their closes: their calls come
@@ -42,7 +43,7 @@ type tapState struct {
 
 // rpcStep is the Correlator's callback when a Tap is set: the checks first,
 // as without one, then the Tap.
-func (e *Engine) rpcStep(r *RPCEvent) {
+func (e *Engine) rpcStep(r *effectrpc.Step) {
 	t := e.tap
 	if !t.tapping {
 		e.onRPC(r)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // RPCOptions configures an Effect RPC socket. A nil *RPCOptions means defaults.
@@ -117,13 +119,13 @@ type RPCClient struct {
 // pendingCall is one request awaiting its Exit. Streams queue their chunks.
 type pendingCall struct {
 	method string
-	id     RequestID
+	id     effectrpc.RequestID
 	stream bool
 
 	mu     sync.Mutex
 	queue  []json.RawMessage // values not yet handed out
 	acks   []int             // values left in each queued chunk (to ack when consumed)
-	exit   *Exit
+	exit   *effectrpc.Exit
 	err    error
 	notify chan struct{} // capacity 1: something changed
 }
@@ -191,8 +193,8 @@ var ErrClientClosed = errors.New("t3: rpc client closed")
 // cause, Exit kept as sent) or a connection-wide Defect frame.
 type RPCError struct {
 	Method string
-	Exit   *Exit
-	Causes []CauseItem
+	Exit   *effectrpc.Exit
+	Causes []effectrpc.CauseItem
 	Defect json.RawMessage // set for a Defect frame
 }
 
@@ -210,7 +212,7 @@ func (e *RPCError) Error() string {
 		}
 		b.WriteString(sep)
 		switch c.Tag {
-		case CauseFail:
+		case effectrpc.CauseFail:
 			var tagged struct {
 				Tag     string `json:"_tag"`
 				Message string `json:"message"`
@@ -223,9 +225,9 @@ func (e *RPCError) Error() string {
 			} else {
 				fmt.Fprintf(&b, "Fail %s", describeJSON(c.Error))
 			}
-		case CauseDie:
+		case effectrpc.CauseDie:
 			fmt.Fprintf(&b, "Die %s", describeJSON(c.Defect))
-		case CauseInterrupt:
+		case effectrpc.CauseInterrupt:
 			fmt.Fprintf(&b, "Interrupt (fiber %s)", c.FiberID)
 		default:
 			fmt.Fprintf(&b, "%s", c.Tag)
@@ -240,7 +242,7 @@ func (e *RPCError) Error() string {
 // Interrupted reports whether the failure holds an Interrupt cause.
 func (e *RPCError) Interrupted() bool {
 	for _, c := range e.Causes {
-		if c.Tag == CauseInterrupt {
+		if c.Tag == effectrpc.CauseInterrupt {
 			return true
 		}
 	}
@@ -261,7 +263,7 @@ func describeJSON(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func newExitError(method string, exit *Exit) *RPCError {
+func newExitError(method string, exit *effectrpc.Exit) *RPCError {
 	e := &RPCError{Method: method, Exit: exit}
 	_ = json.Unmarshal(exit.Cause, &e.Causes) // a v3 tree does not decode as a list; Exit keeps it
 	return e
@@ -284,7 +286,7 @@ func (r *RPCClient) Call(ctx context.Context, method string, payload any, result
 			return perr
 		}
 		if exit != nil {
-			if exit.Tag != ExitSuccess {
+			if exit.Tag != effectrpc.ExitSuccess {
 				return newExitError(method, exit)
 			}
 			if result != nil {
@@ -298,7 +300,7 @@ func (r *RPCClient) Call(ctx context.Context, method string, payload any, result
 		case <-p.notify:
 		case <-ctx.Done():
 			if r.forget(p) {
-				_ = r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: p.id})
+				_ = r.write(context.Background(), effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: p.id})
 			}
 			return ctx.Err()
 		}
@@ -340,7 +342,7 @@ func (s *RPCStream) Next(ctx context.Context) (json.RawMessage, error) {
 			}
 			p.mu.Unlock()
 			if ack {
-				if err := s.r.write(ctx, RPCMessage{Tag: TagAck, RequestID: p.id}); err != nil {
+				if err := s.r.write(ctx, effectrpc.Message{Tag: effectrpc.TagAck, RequestID: p.id}); err != nil {
 					return nil, err
 				}
 			}
@@ -353,7 +355,7 @@ func (s *RPCStream) Next(ctx context.Context) (json.RawMessage, error) {
 		}
 		if exit != nil {
 			s.closed = true
-			if exit.Tag == ExitSuccess {
+			if exit.Tag == effectrpc.ExitSuccess {
 				return nil, io.EOF
 			}
 			return nil, newExitError(p.method, exit)
@@ -382,7 +384,7 @@ func (s *RPCStream) Close() error {
 	if !s.r.forget(s.p) || s.r.Err() != nil {
 		return nil
 	}
-	return s.r.write(context.Background(), RPCMessage{Tag: TagInterrupt, RequestID: s.p.id})
+	return s.r.write(context.Background(), effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: s.p.id})
 }
 
 // Close closes the socket and waits for the client's goroutines; pending calls
@@ -424,14 +426,14 @@ func (r *RPCClient) send(ctx context.Context, method string, payload any, stream
 	}
 	n := r.nextID
 	r.nextID++
-	id := NumberID(n)
+	id := effectrpc.NumberID(n)
 	if r.opts.StringIDs {
-		id = StringID(n)
+		id = effectrpc.StringID(n)
 	}
 	p := &pendingCall{method: method, id: id, stream: stream, notify: make(chan struct{}, 1)}
 	r.pending[id.Key()] = p
 	r.mu.Unlock()
-	if err := r.write(ctx, RPCMessage{Tag: TagRequest, ID: id, Method: method, Payload: raw}); err != nil {
+	if err := r.write(ctx, effectrpc.Message{Tag: effectrpc.TagRequest, ID: id, Method: method, Payload: raw}); err != nil {
 		r.forget(p)
 		return nil, err
 	}
@@ -451,7 +453,7 @@ func (r *RPCClient) forget(p *pendingCall) bool {
 	return false
 }
 
-func (r *RPCClient) write(ctx context.Context, m RPCMessage) error {
+func (r *RPCClient) write(ctx context.Context, m effectrpc.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -543,7 +545,7 @@ func (r *RPCClient) readLoop() {
 func (r *RPCClient) dispatchFrame(data []byte) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var msgs []RPCMessage
+		var msgs []effectrpc.Message
 		if json.Unmarshal(trimmed, &msgs) == nil {
 			for i := range msgs {
 				r.dispatch(&msgs[i])
@@ -551,21 +553,21 @@ func (r *RPCClient) dispatchFrame(data []byte) {
 		}
 		return
 	}
-	var m RPCMessage
+	var m effectrpc.Message
 	if json.Unmarshal(trimmed, &m) != nil {
 		return // not a message: nothing to route it to
 	}
 	r.dispatch(&m)
 }
 
-func (r *RPCClient) dispatch(m *RPCMessage) {
+func (r *RPCClient) dispatch(m *effectrpc.Message) {
 	switch m.Tag {
-	case TagPong:
+	case effectrpc.TagPong:
 		select {
 		case r.pong <- struct{}{}:
 		default:
 		}
-	case TagDefect:
+	case effectrpc.TagDefect:
 		r.mu.Lock()
 		r.defect = m.Defect
 		pending := r.pending
@@ -579,11 +581,11 @@ func (r *RPCClient) dispatch(m *RPCMessage) {
 			p.mu.Unlock()
 			p.signal()
 		}
-	case TagChunk, TagExit:
+	case effectrpc.TagChunk, effectrpc.TagExit:
 		key := m.RequestID.Key()
 		r.mu.Lock()
 		p := r.pending[key]
-		if m.Tag == TagExit {
+		if m.Tag == effectrpc.TagExit {
 			delete(r.pending, key)
 		}
 		r.mu.Unlock()
@@ -591,9 +593,9 @@ func (r *RPCClient) dispatch(m *RPCMessage) {
 			return // interrupted or unknown: nobody waits for it
 		}
 		p.mu.Lock()
-		if m.Tag == TagExit {
+		if m.Tag == effectrpc.TagExit {
 			if m.Exit == nil {
-				m.Exit = &Exit{Tag: ExitFailure, Cause: json.RawMessage(`[{"_tag":"Die","defect":"Exit without exit"}]`)}
+				m.Exit = &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Die","defect":"Exit without exit"}]`)}
 			}
 			p.exit = m.Exit
 		} else {
@@ -606,9 +608,9 @@ func (r *RPCClient) dispatch(m *RPCMessage) {
 				// An empty chunk or a chunk on a non-stream call: ack at once so
 				// the server is not stalled.
 				r.wg.Add(1)
-				go func(id RequestID) {
+				go func(id effectrpc.RequestID) {
 					defer r.wg.Done()
-					_ = r.write(r.ctx, RPCMessage{Tag: TagAck, RequestID: id})
+					_ = r.write(r.ctx, effectrpc.Message{Tag: effectrpc.TagAck, RequestID: id})
 				}(p.id)
 			}
 		}
@@ -640,7 +642,7 @@ func (r *RPCClient) pingLoop() {
 				return
 			}
 			outstanding++
-			if err := r.write(r.ctx, RPCMessage{Tag: TagPing}); err != nil {
+			if err := r.write(r.ctx, effectrpc.Message{Tag: effectrpc.TagPing}); err != nil {
 				return
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -48,12 +49,12 @@ func scriptServer(t *testing.T, script func(ctx context.Context, c *websocket.Co
 	return t3.NewClient(srv.URL, nil), scripted
 }
 
-func readMsg(ctx context.Context, c *websocket.Conn) (t3.RPCMessage, string, error) {
+func readMsg(ctx context.Context, c *websocket.Conn) (effectrpc.Message, string, error) {
 	_, b, err := c.Read(ctx)
 	if err != nil {
-		return t3.RPCMessage{}, "", err
+		return effectrpc.Message{}, "", err
 	}
-	var m t3.RPCMessage
+	var m effectrpc.Message
 	err = json.Unmarshal(b, &m)
 	return m, string(b), err
 }

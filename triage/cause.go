@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // maxChainDepth bounds how deep a cause chain is followed in hostile input.
@@ -17,7 +17,7 @@ const maxChainDepth = 64
 // usually the error that explains the failure
 // (ProjectionStoreThreadNotFoundError under a repository error under the
 // RPC's typed error). Bodies are already capped by MaxBody when they are kept.
-func causeText(c *replay.Cause) string {
+func causeText(c *effectrpc.Cause) string {
 	var lines []string
 	for _, f := range c.Fails {
 		lines = append(lines, chainLines("Fail", f)...)

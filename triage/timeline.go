@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 )
 
@@ -166,7 +167,7 @@ type RPCCall struct {
 	EndT       int64
 	Chunks     int
 	Acks       int
-	Outcome    replay.Outcome
+	Outcome    effectrpc.Outcome
 	Exit       Body   // the Exit message's exit, as JSON
 	Cause      string // a failure's cause in full: each error and its chain of causes, one per line
 	Reason     string // why an unknown or defect outcome

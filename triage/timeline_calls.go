@@ -5,7 +5,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // protocolEvent is the Tap's hook for the protocol package's decoders: the
@@ -27,7 +27,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 			b.problem(pe, fmt.Sprintf("request %s reuses id %s while in flight", pe.Method, pe.ID), pe.Body)
 			return
 		}
-		rc := &RPCCall{Conn: pe.Conn, ID: pe.ID, Method: pe.Method, StartSeq: pe.Seq, StartT: pe.T, Outcome: replay.OutcomeOpen,
+		rc := &RPCCall{Conn: pe.Conn, ID: pe.ID, Method: pe.Method, StartSeq: pe.Seq, StartT: pe.T, Outcome: effectrpc.OutcomeOpen,
 			Payload: b.body(bundle.Text(pe.Body))}
 		if _, open := b.pcalls[pe.Call]; !open {
 			b.pcalls[pe.Call] = rc
@@ -46,7 +46,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 			return
 		}
 		delete(b.pcalls, pe.Call)
-		rc.Ended, rc.EndSeq, rc.EndT, rc.Outcome = true, pe.Seq, pe.T, replay.Outcome(pe.Call.Outcome)
+		rc.Ended, rc.EndSeq, rc.EndT, rc.Outcome = true, pe.Seq, pe.T, effectrpc.Outcome(pe.Call.Outcome)
 		if pe.Kind == protocol.KindResponse {
 			rc.Exit = b.body(bundle.Text(pe.Body))
 		} else {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -18,7 +19,7 @@ import (
 type wantCall struct {
 	Conn, ID, Method string
 	Start, End       uint64
-	Outcome          replay.Outcome
+	Outcome          effectrpc.Outcome
 }
 
 // streamJSONCalls reads the control requests and tool calls of the provider
@@ -57,7 +58,7 @@ func streamJSONCalls(t *testing.T, path string) []wantCall {
 		}
 		start := func(id json.RawMessage, method string) {
 			open[ev.Conn+string(id)] = len(out)
-			out = append(out, wantCall{Conn: ev.Conn, ID: string(id), Method: method, Start: ev.Seq, Outcome: replay.OutcomeOpen})
+			out = append(out, wantCall{Conn: ev.Conn, ID: string(id), Method: method, Start: ev.Seq, Outcome: effectrpc.OutcomeOpen})
 		}
 		end := func(id json.RawMessage, failed bool) {
 			i, ok := open[ev.Conn+string(id)]
@@ -65,9 +66,9 @@ func streamJSONCalls(t *testing.T, path string) []wantCall {
 				return
 			}
 			delete(open, ev.Conn+string(id))
-			out[i].End, out[i].Outcome = ev.Seq, replay.OutcomeSuccess
+			out[i].End, out[i].Outcome = ev.Seq, effectrpc.OutcomeSuccess
 			if failed {
-				out[i].Outcome = replay.OutcomeFailure
+				out[i].Outcome = effectrpc.OutcomeFailure
 			}
 		}
 		var blocks []struct {
@@ -126,14 +127,14 @@ func TestStreamJSONCalls(t *testing.T) {
 					}
 					continue
 				}
-				if c.Payload.Size == 0 || c.Ended && c.Outcome != replay.OutcomeUnknown && c.Exit.Size == 0 {
+				if c.Payload.Size == 0 || c.Ended && c.Outcome != effectrpc.OutcomeUnknown && c.Exit.Size == 0 {
 					t.Errorf("call %s %s keeps no request or response line: %+v", c.Conn, c.ID, c)
 				}
 				w := wantCall{Conn: c.Conn, ID: c.ID, Method: c.Method, Start: c.StartSeq, Outcome: c.Outcome}
-				if c.Ended && c.Outcome != replay.OutcomeUnknown {
+				if c.Ended && c.Outcome != effectrpc.OutcomeUnknown {
 					w.End = c.EndSeq
 				} else {
-					w.Outcome = replay.OutcomeOpen // cut off: the raw lines never answer it
+					w.Outcome = effectrpc.OutcomeOpen // cut off: the raw lines never answer it
 				}
 				got = append(got, w)
 			}
@@ -201,7 +202,7 @@ func TestTapEndsCutOffCalls(t *testing.T) {
 	}
 	cut := 0
 	for _, c := range tl.Calls {
-		if c.Outcome != replay.OutcomeUnknown || !strings.Contains(c.Reason, "the bundle ended") {
+		if c.Outcome != effectrpc.OutcomeUnknown || !strings.Contains(c.Reason, "the bundle ended") {
 			continue
 		}
 		cut++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -62,13 +63,13 @@ type builder struct {
 	cur        bundle.Event // seq, t and kind of the event being fed
 	http       map[string]*HTTPExchange
 	ws         map[string]*WSConn
-	calls      map[*replay.Call]*RPCCall
+	calls      map[*effectrpc.Call]*RPCCall
 	pcalls     map[*protocol.Call]*RPCCall
 }
 
 func newBuilder(opts *Options) *builder {
 	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
-		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*replay.Call]*RPCCall{},
+		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*effectrpc.Call]*RPCCall{},
 		pcalls: map[*protocol.Call]*RPCCall{}}
 	if opts != nil {
 		if opts.MaxBody > 0 {
@@ -195,7 +196,7 @@ func laneOf(k bundle.Kind) Lane {
 
 // onRPC is the Tap's Effect RPC hook: it records the correlated calls and
 // the parent's projections they carry.
-func (b *builder) onRPC(r *replay.RPCEvent) {
+func (b *builder) onRPC(r *effectrpc.Step) {
 	if r.Err != nil {
 		b.tl.RPCErrors = append(b.tl.RPCErrors, Entry{Seq: r.Seq, T: r.T, Kind: bundle.KindWSMessage, Lane: LaneWS, Conn: r.Conn,
 			Summary: clipLine(r.Err.Error()+": "+string(r.Raw), b.maxSummary)})
@@ -208,7 +209,7 @@ func (b *builder) onRPC(r *replay.RPCEvent) {
 	rc := b.calls[call]
 	if rc == nil {
 		rc = &RPCCall{Conn: call.Conn, ID: call.ID, Method: call.Method, ThreadID: call.ThreadID, StartSeq: call.RequestSeq, StartT: r.T}
-		if m := r.Message; m != nil && m.Tag == t3.TagRequest {
+		if m := r.Message; m != nil && m.Tag == effectrpc.TagRequest {
 			rc.Payload = b.body(bundle.Text(m.Payload))
 			if call.Method == t3.MethodLaunchThread && b.tl.ParentThread == "" {
 				b.tl.ParentThread = call.ThreadID
@@ -223,9 +224,9 @@ func (b *builder) onRPC(r *replay.RPCEvent) {
 	rc.Chunks, rc.Acks, rc.Outcome, rc.Interruped = call.Chunks, call.Acks, call.Outcome, call.Interrupted
 	if m := r.Message; m != nil && call.ThreadID != "" && call.ThreadID == b.tl.ParentThread {
 		switch {
-		case m.Tag == t3.TagChunk:
+		case m.Tag == effectrpc.TagChunk:
 			b.snapshots(m.Values, r, call.Method)
-		case m.Tag == t3.TagExit && m.Exit != nil && m.Exit.Tag == t3.ExitSuccess:
+		case m.Tag == effectrpc.TagExit && m.Exit != nil && m.Exit.Tag == effectrpc.ExitSuccess:
 			b.answer(call.Method, m.Exit.Value, r)
 		}
 	}
@@ -250,7 +251,7 @@ func (b *builder) keepParent(raw json.RawMessage, source string, seq uint64, t i
 	b.tl.LastParent = &Projection{Seq: seq, T: t, Source: source, JSON: bytes.Clone(raw)}
 }
 
-func (b *builder) snapshots(values json.RawMessage, r *replay.RPCEvent, method string) {
+func (b *builder) snapshots(values json.RawMessage, r *effectrpc.Step, method string) {
 	var items []struct {
 		Kind       string          `json:"kind"`
 		Projection json.RawMessage `json:"projection"`
@@ -265,7 +266,7 @@ func (b *builder) snapshots(values json.RawMessage, r *replay.RPCEvent, method s
 	}
 }
 
-func (b *builder) answer(method string, value json.RawMessage, r *replay.RPCEvent) {
+func (b *builder) answer(method string, value json.RawMessage, r *effectrpc.Step) {
 	switch method {
 	case t3.MethodLaunchThread:
 		var v struct {
@@ -336,7 +337,7 @@ func clipLine(s string, n int) string {
 
 // noteRPC names an RPC message on the timeline entry of the frame that
 // carried it.
-func (b *builder) noteRPC(seq uint64, m *replay.Message, call *replay.Call) {
+func (b *builder) noteRPC(seq uint64, m *effectrpc.Message, call *effectrpc.Call) {
 	n := len(b.tl.Entries)
 	if n == 0 || b.tl.Entries[n-1].Seq != seq {
 		return
@@ -344,9 +345,9 @@ func (b *builder) noteRPC(seq uint64, m *replay.Message, call *replay.Call) {
 	e := &b.tl.Entries[n-1]
 	s := m.Tag
 	switch {
-	case m.Tag == t3.TagRequest:
+	case m.Tag == effectrpc.TagRequest:
 		s += " " + call.Method
-	case m.Tag == t3.TagExit && m.Exit != nil:
+	case m.Tag == effectrpc.TagExit && m.Exit != nil:
 		s += " " + m.Exit.Tag + " " + call.Method
 	default:
 		s += " " + call.Method

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -158,24 +158,24 @@ func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error)
 	if last == 0 {
 		last = ^uint64(0)
 	}
-	corr := replay.NewCorrelator(func(r *replay.RPCEvent) {
+	corr := effectrpc.NewCorrelator(func(r *effectrpc.Step) {
 		if r.Call == nil || r.Call.RequestSeq != c.Seq || r.Call.ID != c.ID || r.Message == nil {
 			return
 		}
 		m := r.Message
 		switch m.Tag {
-		case t3.TagRequest:
+		case effectrpc.TagRequest:
 			d.Payload = payloadOf(append([]byte(nil), m.Payload...), false)
-		case t3.TagChunk:
+		case effectrpc.TagChunk:
 			if len(d.Chunks) < maxChunkDetails {
 				d.Chunks = append(d.Chunks, ChunkDetail{Seq: r.Seq, T: r.T, Values: payloadOf(append([]byte(nil), m.Values...), false)})
 			}
-		case t3.TagExit:
+		case effectrpc.TagExit:
 			if m.Exit != nil {
 				b, _ := json.Marshal(m.Exit)
 				d.Exit = payloadOf(b, false)
-				if m.Exit.Tag == t3.ExitFailure {
-					if cause, err := replay.DecodeCause(m.Exit.Cause); err == nil {
+				if m.Exit.Tag == effectrpc.ExitFailure {
+					if cause, err := effectrpc.DecodeCause(m.Exit.Cause); err == nil {
 						for _, f := range cause.Fails {
 							d.Fails = append(d.Fails, append(json.RawMessage(nil), f...))
 						}
@@ -187,7 +187,7 @@ func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error)
 				}
 			}
 		}
-	})
+	}, &effectrpc.Options{Path: t3.PathWebSocket})
 	wsKind := func(k bundle.Kind) bool {
 		return k == bundle.KindWSOpen || k == bundle.KindWSMessage || k == bundle.KindWSClose
 	}

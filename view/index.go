@@ -8,8 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/replay"
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -142,7 +141,7 @@ type indexer struct {
 	ix      *Index
 	http    map[string]int32 // open exchange by conn
 	ws      map[string]int
-	calls   map[*replay.Call]int32
+	calls   map[*effectrpc.Call]int32
 	procs   map[string]int
 	kinds   map[string]bool
 	conns   map[string]bool
@@ -166,7 +165,7 @@ func bodyKinds(k bundle.Kind) bool {
 }
 
 func newIndexer(h bundle.Header) *indexer {
-	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*replay.Call]int32{},
+	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*effectrpc.Call]int32{},
 		procs: map[string]int{}, kinds: map[string]bool{}, conns: map[string]bool{}, methods: map[string]bool{}}
 	x.rpcAt = -1
 	x.add(&bundle.Event{Kind: bundle.KindHeader}, "recording started: "+h.Tool)
@@ -308,7 +307,7 @@ func (x *indexer) point(ev *bundle.Event, label string) {
 
 // onRPC receives the calls the replay session's Correlator rebuilds (its
 // replay.Tap): the index is built from the same decode as the verdict.
-func (x *indexer) onRPC(r *replay.RPCEvent) {
+func (x *indexer) onRPC(r *effectrpc.Step) {
 	ix := x.ix
 	if r.Err != nil {
 		ix.RPCErrors = append(ix.RPCErrors, Point{Seq: r.Seq, T: r.T, Kind: "rpc.error", Conn: r.Conn, Label: clipLine(r.Err.Error(), maxSummary)})
@@ -322,7 +321,7 @@ func (x *indexer) onRPC(r *replay.RPCEvent) {
 			i = int32(len(ix.Calls))
 			x.calls[call] = i
 			ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: call.Conn, ID: call.ID, Method: call.Method,
-				ThreadID: call.ThreadID, Seq: call.RequestSeq, T: r.T, Outcome: string(replay.OutcomeOpen)})
+				ThreadID: call.ThreadID, Seq: call.RequestSeq, T: r.T, Outcome: string(effectrpc.OutcomeOpen)})
 			x.methods[call.Method] = true
 		}
 		ci = i
@@ -330,11 +329,11 @@ func (x *indexer) onRPC(r *replay.RPCEvent) {
 		s.Chunks, s.Acks, s.Interrupted = call.Chunks, call.Acks, call.Interrupted
 		if m := r.Message; m != nil {
 			switch m.Tag {
-			case t3.TagChunk:
+			case effectrpc.TagChunk:
 				if len(s.ChunkT) < maxTicks {
 					s.ChunkT = append(s.ChunkT, r.T)
 				}
-			case t3.TagAck:
+			case effectrpc.TagAck:
 				if len(s.AckT) < maxTicks {
 					s.AckT = append(s.AckT, r.T)
 				}
@@ -369,18 +368,18 @@ func (x *indexer) onRPC(r *replay.RPCEvent) {
 }
 
 // rpcLabel names one RPC message: "Request orchestration.launchThread #0".
-func rpcLabel(m *replay.Message, call *replay.Call) string {
+func rpcLabel(m *effectrpc.Message, call *effectrpc.Call) string {
 	s := m.Tag
 	switch {
-	case m.Tag == t3.TagRequest:
+	case m.Tag == effectrpc.TagRequest:
 		s += " " + m.Method
-	case m.Tag == t3.TagExit && m.Exit != nil:
+	case m.Tag == effectrpc.TagExit && m.Exit != nil:
 		s += " " + m.Exit.Tag
 	}
-	if m.ID != "" {
-		s += " #" + m.ID
+	if id := m.Key(); id != "" {
+		s += " #" + id
 	}
-	if call != nil && m.Tag != t3.TagRequest {
+	if call != nil && m.Tag != effectrpc.TagRequest {
 		s += " " + call.Method
 	}
 	return s

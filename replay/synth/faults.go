@@ -6,8 +6,8 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
-	"github.com/wireproof/wireproof/t3"
 )
 
 // LabelFault is the seq of the event a driver-level fault injected.
@@ -74,21 +74,21 @@ var faults = map[string]Fault{
 	}},
 	"truncated": {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
 	"subscription-ended": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
-		b.label(LabelFault, b.send(bundle.DirServerToClient, t3.RPCMessage{Tag: t3.TagExit, RequestID: b.subID(), Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: json.RawMessage("null")}}))
+		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: b.subID(), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
 		b.teardown()
 	}},
 	"server-defect": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
-		b.label(LabelFault, b.send(bundle.DirServerToClient, t3.RPCMessage{Tag: t3.TagDefect, Defect: json.RawMessage(`"Unexpected end of JSON input"`)}))
+		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagDefect, Defect: json.RawMessage(`"Unexpected end of JSON input"`)}))
 		b.teardown()
 	}},
 }
 
 // subID is the id of the parent's subscription: the second request.
-func (b *builder) subID() t3.RequestID {
+func (b *builder) subID() effectrpc.RequestID {
 	if b.o.StringIDs {
-		return t3.StringID(1)
+		return effectrpc.StringID(1)
 	}
-	return t3.NumberID(1)
+	return effectrpc.NumberID(1)
 }
 
 // teardown stops the server as the driver does after a failure.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -129,7 +130,7 @@ func (b *builder) run() {
 	if b.stopped("delegated") {
 		return
 	}
-	var child t3.RequestID
+	var child effectrpc.RequestID
 	childP := b.newProjection(ChildThreadID)
 	if b.o.Scenario == assert.ScenarioNested {
 		child = b.request(t3.MethodSubscribe, map[string]string{"threadId": ChildThreadID})
@@ -274,10 +275,10 @@ func (b *builder) run() {
 }
 
 // endStream interrupts a subscription as the verifier does once it has what it needs.
-func (b *builder) endStream(id t3.RequestID) {
-	b.send(bundle.DirClientToServer, t3.RPCMessage{Tag: t3.TagInterrupt, RequestID: id})
-	b.send(bundle.DirServerToClient, t3.RPCMessage{Tag: t3.TagExit, RequestID: id,
-		Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":27}]`)}})
+func (b *builder) endStream(id effectrpc.RequestID) {
+	b.send(bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: id})
+	b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: id,
+		Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":27}]`)}})
 }
 
 // Header is the bundle header of a synthetic run.

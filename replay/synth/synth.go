@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -130,17 +131,17 @@ func MustBuild(o Options) Script {
 }
 
 // id returns the next request id in the configured JSON type.
-func (b *builder) id() t3.RequestID {
+func (b *builder) id() effectrpc.RequestID {
 	n := b.nextID
 	b.nextID++
 	if b.o.StringIDs {
-		return t3.StringID(n)
+		return effectrpc.StringID(n)
 	}
-	return t3.NumberID(n)
+	return effectrpc.NumberID(n)
 }
 
 // send records one RPC message on the socket, framed as configured.
-func (b *builder) send(dir bundle.Dir, m t3.RPCMessage) uint64 {
+func (b *builder) send(dir bundle.Dir, m effectrpc.Message) uint64 {
 	raw := mustJSON(m)
 	if !b.o.NDJSON {
 		return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw)})
@@ -151,26 +152,26 @@ func (b *builder) send(dir bundle.Dir, m t3.RPCMessage) uint64 {
 	return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw[half:])})
 }
 
-func (b *builder) request(method string, payload any) t3.RequestID {
+func (b *builder) request(method string, payload any) effectrpc.RequestID {
 	id := b.id()
-	b.send(bundle.DirClientToServer, t3.RPCMessage{Tag: t3.TagRequest, ID: id, Method: method, Payload: mustJSON(payload)})
+	b.send(bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagRequest, ID: id, Method: method, Payload: mustJSON(payload)})
 	return id
 }
 
-func (b *builder) exit(id t3.RequestID, value any) uint64 {
-	return b.send(bundle.DirServerToClient, t3.RPCMessage{Tag: t3.TagExit, RequestID: id, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: mustJSON(value)}})
+func (b *builder) exit(id effectrpc.RequestID, value any) uint64 {
+	return b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: id, Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: mustJSON(value)}})
 }
 
 // chunk sends one stream item and the client's Ack.
-func (b *builder) chunk(id t3.RequestID, item any) uint64 {
-	seq := b.send(bundle.DirServerToClient, t3.RPCMessage{Tag: t3.TagChunk, RequestID: id, Values: mustJSON([]any{item})})
-	b.send(bundle.DirClientToServer, t3.RPCMessage{Tag: t3.TagAck, RequestID: id})
+func (b *builder) chunk(id effectrpc.RequestID, item any) uint64 {
+	seq := b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: id, Values: mustJSON([]any{item})})
+	b.send(bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagAck, RequestID: id})
 	return seq
 }
 
 // read answers one subscription event with a getThreadProjection round trip,
 // as the verifier does; it returns the seq of the answer.
-func (b *builder) read(sub t3.RequestID, thread string, p any, eventType string) uint64 {
+func (b *builder) read(sub effectrpc.RequestID, thread string, p any, eventType string) uint64 {
 	b.chunk(sub, map[string]any{"kind": "event", "sequence": b.nextID, "event": map[string]any{
 		"id": fmt.Sprintf("evt-%d", b.nextID), "threadId": thread, "occurredAt": "2026-01-01T00:00:00.000Z", "type": eventType, "payload": map[string]any{}}})
 	id := b.request(t3.MethodGetProjection, map[string]string{"threadId": thread})

@@ -1,4 +1,11 @@
-package t3
+// Package effectrpc is Effect RPC's wire model and its decoders, the one
+// definition that the T3 client (t3), the fixture server, playback and the
+// judge (replay) share: the messages of the json serialization (ndjson is
+// the same, one per line), their tags and ids, Exit and its causes; the
+// decoding of a frame into messages (Effect json, array frames and Effect's
+// JSON-RPC 2.0 serialization, one strict pass that encoding/json backs); and
+// the Correlator, which rebuilds the calls of a recorded WebSocket.
+package effectrpc
 
 import (
 	"encoding/json"
@@ -64,10 +71,12 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// RPCMessage is any Effect RPC message in json serialization. Only the fields
-// of its Tag are set. Marshal it with MarshalJSON, which writes the key order the
-// Effect client and server use and always includes a Request's headers.
-type RPCMessage struct {
+// Message is any Effect RPC message in json serialization. Only the fields
+// of its Tag are set. Marshal it with MarshalJSON, which writes the key order
+// the Effect client and server use and always includes a Request's headers.
+// Decoded (DecodeMessage), its raw fields alias the frame, and a message of
+// the JSON-RPC serialization is mapped onto the same fields.
+type Message struct {
 	Tag       string          `json:"_tag"`
 	ID        RequestID       `json:"id,omitempty"`        // Request
 	Method    string          `json:"tag,omitempty"`       // Request
@@ -75,7 +84,7 @@ type RPCMessage struct {
 	TraceID   string          `json:"traceId,omitempty"`   // Request
 	SpanID    string          `json:"spanId,omitempty"`    // Request
 	Sampled   *bool           `json:"sampled,omitempty"`   // Request
-	Headers   [][2]string     `json:"headers,omitempty"`   // Request (always written, [] when empty)
+	Headers   json.RawMessage `json:"headers,omitempty"`   // Request: a JSON array of [name, value] pairs (always written, [] when empty); nil when the message had none
 	RequestID RequestID       `json:"requestId,omitempty"` // Ack, Interrupt, Chunk, Exit
 	Values    json.RawMessage `json:"values,omitempty"`    // Chunk: a JSON array
 	Exit      *Exit           `json:"exit,omitempty"`      // Exit
@@ -100,14 +109,14 @@ type CauseItem struct {
 // MarshalJSON writes m with the key order of Effect's own encoder. A Request
 // always carries "headers" (an Effect server closes the socket on a Request
 // without them).
-func (m RPCMessage) MarshalJSON() ([]byte, error) {
-	type plain RPCMessage // no methods: the default encoding
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message // no methods: the default encoding
 	if m.Tag != TagRequest {
 		return json.Marshal(plain(m))
 	}
 	headers := m.Headers
-	if headers == nil {
-		headers = [][2]string{}
+	if len(headers) == 0 {
+		headers = json.RawMessage("[]")
 	}
 	payload := m.Payload
 	if len(payload) == 0 {
@@ -121,6 +130,15 @@ func (m RPCMessage) MarshalJSON() ([]byte, error) {
 		TraceID string          `json:"traceId,omitempty"`
 		SpanID  string          `json:"spanId,omitempty"`
 		Sampled *bool           `json:"sampled,omitempty"`
-		Headers [][2]string     `json:"headers"`
+		Headers json.RawMessage `json:"headers"`
 	}{m.Tag, m.ID, m.Method, payload, m.TraceID, m.SpanID, m.Sampled, headers})
+}
+
+// Key is the key of the id the message is about: a Request's id, the
+// requestId of an Ack, Interrupt, Chunk or Exit; "" for the others.
+func (m *Message) Key() string {
+	if m.Tag == TagRequest {
+		return m.ID.Key()
+	}
+	return m.RequestID.Key()
 }

@@ -1,49 +1,51 @@
-package replay
+package jsonscan
 
-// This file adapts internal/jsonscan, the one JSON scanner, to the lean
-// decoders (lean.go): typed reads of the fields they keep, with encoding/json's
-// rules for null and for keys. Wherever encoding/json's result is not obvious
-// (a key that is escaped or not ASCII, a repeated key, a number that is not
-// a plain integer) the lean decoder gives up and the caller decodes with
-// encoding/json instead, so results never differ.
+// This file is the typed side of the scanner, for the lean decoders (Effect
+// RPC messages in protocol/effectrpc, T3 projections in replay): typed reads
+// of the fields they keep, with encoding/json's rules for null and for keys.
+// Wherever encoding/json's result is not obvious (a key that is escaped or
+// not ASCII, a repeated key, a number that is not a plain integer) a lean
+// decoder gives up and its caller decodes with encoding/json instead, so
+// results never differ.
 
 import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
-// scanner walks one JSON text for a lean decoder. Every method returns false
+// Reader walks one JSON text for a lean decoder. Every method returns false
 // when the input is not what the lean decoder can decode exactly (invalid
 // JSON included); the caller then falls back to encoding/json.
-type scanner struct{ jsonscan.Scanner }
+type Reader struct{ Scanner }
 
-func newScanner(b []byte) scanner { return scanner{jsonscan.NewScanner(b)} }
+// NewReader returns a Reader at the start of b.
+func NewReader(b []byte) Reader { return Reader{NewScanner(b)} }
 
-// object scans an object found at nesting depth, calling field for each key
+// Fields scans an object found at nesting depth, calling field for each key
 // with the scanner before the value; field must consume the value. Keys that
 // need unescaping or are not ASCII are left to encoding/json, which matches
 // them to fields by Unicode case folding.
-func (s *scanner) object(depth int, field func(key []byte) bool) bool {
+func (s *Reader) Fields(depth int, field func(key []byte) bool) bool {
 	return s.Object(depth, func(key []byte, plain bool) bool { return plain && field(key) })
 }
 
-// rawInto scans any value found at nesting depth into *dst, as a
+// RawInto scans any value found at nesting depth into *dst, as a
 // json.RawMessage field gets it (null included, as the text "null").
-func (s *scanner) rawInto(dst *[]byte, depth int) bool {
+func (s *Reader) RawInto(dst *[]byte, depth int) bool {
 	v, ok := s.Raw(depth)
 	*dst = v
 	return ok
 }
 
-// keys tracks which known keys of one object were seen: encoding/json merges
+// Keys tracks which known keys of one object were seen: encoding/json merges
 // a repeated key into the value decoded so far, which the lean decoders do not
 // mimic, so a repeat is left to it.
-type keys uint32
+type Keys uint32
 
-func (k *keys) first(bit uint) bool {
+// First reports whether the known key numbered bit is seen for the first
+// time, and notes it.
+func (k *Keys) First(bit uint) bool {
 	if *k&(1<<bit) != 0 {
 		return false
 	}
@@ -82,23 +84,25 @@ func asciiEqualFold(a string, b []byte) bool {
 	return true
 }
 
-// skipUnknown skips the value of a key no field has, or gives up if
+// SkipUnknown skips the value of a key no field has, or gives up if
 // encoding/json would match it to one of known.
-func (s *scanner) skipUnknown(depth int, key []byte, known ...string) bool {
+func (s *Reader) SkipUnknown(depth int, key []byte, known ...string) bool {
 	return unknownKey(key, known...) && s.Skip(depth)
 }
 
-// internTable interns the short strings the projections repeat (statuses,
+// Intern interns the short strings the projections repeat (statuses,
 // types, roles, ids), so decoding thousands of observations does not allocate
 // them anew. Bounded so hostile input cannot grow it.
-type internTable map[string]string
+type Intern map[string]string
 
 const (
 	maxIntern    = 4096
 	maxInternLen = 64
 )
 
-func (t internTable) get(b []byte) string {
+// Get returns b as a string, the same string for the same bytes while the
+// table has room.
+func (t Intern) Get(b []byte) string {
 	if len(b) > maxInternLen || t == nil {
 		return string(b)
 	}
@@ -112,10 +116,10 @@ func (t internTable) get(b []byte) string {
 	return s
 }
 
-// text scans a string-typed field: a string sets *dst to its value as
+// Text scans a string-typed field: a string sets *dst to its value as
 // encoding/json unescapes it, null leaves *dst as it is (as encoding/json
 // does); anything else is left to encoding/json.
-func (s *scanner) text(dst *string, intern internTable) bool {
+func (s *Reader) Text(dst *string, intern Intern) bool {
 	if s.Null() {
 		return true
 	}
@@ -124,17 +128,17 @@ func (s *scanner) text(dst *string, intern internTable) bool {
 		return false
 	}
 	if !escaped && utf8.Valid(contents) {
-		*dst = intern.get(contents)
+		*dst = intern.Get(contents)
 		return true
 	}
-	v, ok := jsonscan.AppendUnquote(nil, contents)
+	v, ok := AppendUnquote(nil, contents)
 	*dst = string(v)
 	return ok
 }
 
-// skipText checks that a string-typed field the caller does not keep holds a
+// SkipText checks that a string-typed field the caller does not keep holds a
 // string or null.
-func (s *scanner) skipText() bool {
+func (s *Reader) SkipText() bool {
 	if s.Null() {
 		return true
 	}
@@ -142,9 +146,9 @@ func (s *scanner) skipText() bool {
 	return ok
 }
 
-// integer scans an int-typed field: encoding/json takes only integer tokens
+// Int scans an int-typed field: encoding/json takes only integer tokens
 // that fit; null leaves *dst as it is.
-func (s *scanner) integer(dst *int) bool {
+func (s *Reader) Int(dst *int) bool {
 	if s.Null() {
 		return true
 	}
@@ -160,8 +164,8 @@ func (s *scanner) integer(dst *int) bool {
 	return true
 }
 
-// boolean scans a bool-typed field; null leaves *dst as it is.
-func (s *scanner) boolean(dst *bool) bool {
+// BoolInto scans a bool-typed field; null leaves *dst as it is.
+func (s *Reader) BoolInto(dst *bool) bool {
 	if s.Null() {
 		return true
 	}

@@ -1,4 +1,4 @@
-package replay
+package effectrpc
 
 import (
 	"encoding/json"

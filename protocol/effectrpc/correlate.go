@@ -1,15 +1,16 @@
-package replay
+package effectrpc
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/t3"
 )
 
 // Outcome is how an RPC call ended.
@@ -41,19 +42,19 @@ type Call struct {
 	Interrupted bool // the client sent an Interrupt
 	Outcome     Outcome
 	EndSeq      uint64
-	Exit        *t3.Exit // its Value and Cause alias the frame: copy them to keep them past the event
-	Cause       *Cause   // Exit Failure, decoded
-	Reason      string   // why the outcome is unknown or a defect, in words
+	Exit        *Exit  // its Value and Cause alias the frame: copy them to keep them past the event
+	Cause       *Cause // Exit Failure, decoded
+	Reason      string // why the outcome is unknown or a defect, in words
 }
 
-// RPCEvent is one step of the decoded RPC timeline, handed to the
+// Step is one step of the decoded RPC timeline, handed to the
 // Correlator's callback in seq order.
-type RPCEvent struct {
+type Step struct {
 	Seq     uint64
 	T       int64
 	Conn    string
 	Dir     bundle.Dir
-	Message *Message // nil for an end without a message (unknown outcome, defect fan-out) and for errors
+	Message *Message // nil for an end without a message (unknown outcome, defect fan-out) and for errors; its raw fields alias the frame
 	Call    *Call    // the call the message belongs to, if any
 	Ended   bool     // this event ended Call
 	Err     error    // the frame (or part of it) could not be decoded; Raw holds it
@@ -69,17 +70,37 @@ const DefaultMaxLine = 16 << 20
 // calls are forgotten, so memory is bounded by the open calls and partial
 // lines. Not safe for concurrent use.
 type Correlator struct {
-	emit    func(*RPCEvent)
+	emit    func(*Step)
 	conns   map[string]*wsConn
 	maxLine int
-	lean    *leanDecoder
+	path    string
+	lean    *lean
 	msgs    []Message // reused for each frame's messages
 }
 
+// Options tune a Correlator. A nil *Options means the defaults.
+type Options struct {
+	// Path is the URL path of the sockets that carry RPC from their opening
+	// (T3's /ws): their frames are judged from the first, where another
+	// socket's are once one has decoded as RPC.
+	Path string
+	// KnownValue, if set, returns the length of a JSON object or array that
+	// rest starts with and that the caller validated before (at
+	// ExitValueDepth), or 0: an Exit's value it knows is taken by a memcmp
+	// instead of scanned. A long run answers the same value over and over.
+	KnownValue func(rest []byte) int
+}
+
 // NewCorrelator returns a Correlator that reports every step to emit. The
-// event passed to emit is reused after emit returns.
-func NewCorrelator(emit func(*RPCEvent)) *Correlator {
-	return &Correlator{emit: emit, conns: map[string]*wsConn{}, maxLine: DefaultMaxLine, lean: newLeanDecoder()}
+// step passed to emit is reused after emit returns.
+func NewCorrelator(emit func(*Step), opts *Options) *Correlator {
+	c := &Correlator{emit: emit, conns: map[string]*wsConn{}, maxLine: DefaultMaxLine}
+	var known func([]byte) int
+	if opts != nil {
+		c.path, known = opts.Path, opts.KnownValue
+	}
+	c.lean = newLean(known)
+	return c
 }
 
 type framing int
@@ -153,7 +174,7 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen:
 		w := c.conn(ev.Conn)
-		if u, err := url.Parse(ev.URL); err == nil && u.Path == t3.PathWebSocket {
+		if u, err := url.Parse(ev.URL); err == nil && c.path != "" && u.Path == c.path {
 			w.rpc = true
 		}
 	case bundle.KindWSMessage:
@@ -186,7 +207,7 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 // ServerStopped ends every open call on every socket with an unknown outcome:
 // the server process exited, so no answer can come.
 func (c *Correlator) ServerStopped(ev *bundle.Event) {
-	for _, id := range sortedKeys(c.conns) {
+	for _, id := range slices.Sorted(maps.Keys(c.conns)) {
 		c.endAll(c.conns[id], ev, OutcomeUnknown, c.conns[id].endReason("the server stopped"))
 	}
 }
@@ -203,7 +224,7 @@ func (w *wsConn) endReason(why string) string {
 // End ends every open call with an unknown outcome (the bundle ended) and
 // reports partial lines still buffered. ev locates the end (the last event).
 func (c *Correlator) End(ev *bundle.Event) {
-	for _, id := range sortedKeys(c.conns) {
+	for _, id := range slices.Sorted(maps.Keys(c.conns)) {
 		c.endAll(c.conns[id], ev, OutcomeUnknown, c.conns[id].endReason("the bundle ended"))
 	}
 }
@@ -220,15 +241,6 @@ func (c *Correlator) OpenCalls() []*Call {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func (c *Correlator) endAll(w *wsConn, ev *bundle.Event, outcome Outcome, why string) {
 	c.flushPartial(w, ev, why)
 	c.endCalls(w, ev, outcome, why)
@@ -239,7 +251,7 @@ func (c *Correlator) flushPartial(w *wsConn, ev *bundle.Event, why string) {
 	for i := range w.dirs {
 		d := &w.dirs[i]
 		if len(d.buf) > 0 && w.rpc {
-			c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: fmt.Errorf("incomplete message left when %s (started at seq %d)", why, d.bufSeq), Raw: d.buf})
+			c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: fmt.Errorf("incomplete message left when %s (started at seq %d)", why, d.bufSeq), Raw: d.buf})
 		}
 		d.buf = nil
 	}
@@ -265,7 +277,7 @@ func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why 
 		}
 		delete(w.calls, call.ID)
 		w.remember(call.ID, outcome)
-		c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Call: call, Ended: true})
+		c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Call: call, Ended: true})
 	}
 }
 
@@ -345,7 +357,7 @@ func (c *Correlator) decodeError(w *wsConn, ev *bundle.Event, err error, raw []b
 	if !w.rpc {
 		return // not (yet) known to be an RPC socket: its frames are not ours to judge
 	}
-	c.emit(&RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Err: err, Raw: raw})
+	c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Err: err, Raw: raw})
 }
 
 // crossedEnding reports whether a message for a call that already ended is
@@ -355,9 +367,9 @@ func (c *Correlator) decodeError(w *wsConn, ev *bundle.Event, err error, raw []b
 // the call's own Exit is still an error.
 func crossedEnding(tag string, dir bundle.Dir, how Outcome) bool {
 	switch tag {
-	case t3.TagInterrupt, t3.TagAck:
+	case TagInterrupt, TagAck:
 		return dir == bundle.DirClientToServer
-	case t3.TagChunk, t3.TagExit:
+	case TagChunk, TagExit:
 		return dir == bundle.DirServerToClient && (how == OutcomeUnknown || how == OutcomeDefect || how == OutcomeInterrupted)
 	}
 	return false
@@ -367,16 +379,17 @@ func crossedEnding(tag string, dir bundle.Dir, how Outcome) bool {
 var errNoCall = errors.New("no open call with this id")
 
 func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
-	out := RPCEvent{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Message: m}
+	out := Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Dir: ev.Dir, Message: m}
+	id := m.Key()
 	switch m.Tag {
-	case t3.TagRequest:
-		if _, dup := w.calls[m.ID]; dup {
-			out.Err = fmt.Errorf("request id %s: %w", m.ID, errReused)
+	case TagRequest:
+		if _, dup := w.calls[id]; dup {
+			out.Err = fmt.Errorf("request id %s: %w", id, ErrReused)
 			break
 		}
-		call := &Call{Conn: w.id, ID: m.ID, Method: m.Method, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
-		if id, ok := c.lean.threadID(m.Payload); ok {
-			call.ThreadID = id
+		call := &Call{Conn: w.id, ID: id, Method: m.Method, RequestSeq: ev.Seq, Outcome: OutcomeOpen}
+		if tid, ok := c.lean.threadID(m.Payload); ok {
+			call.ThreadID = tid
 		} else {
 			var p struct {
 				ThreadID string `json:"threadId"`
@@ -385,29 +398,29 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 				call.ThreadID = p.ThreadID
 			}
 		}
-		w.calls[m.ID] = call
+		w.calls[id] = call
 		out.Call = call
-	case t3.TagChunk, t3.TagAck, t3.TagInterrupt, t3.TagExit:
-		call := w.calls[m.ID]
+	case TagChunk, TagAck, TagInterrupt, TagExit:
+		call := w.calls[id]
 		if call == nil {
-			if how, ok := w.ended[m.ID]; ok && crossedEnding(m.Tag, ev.Dir, how) {
+			if how, ok := w.ended[id]; ok && crossedEnding(m.Tag, ev.Dir, how) {
 				break
 			}
-			out.Err = fmt.Errorf("%s for id %s: %w", m.Tag, m.ID, errNoCall)
+			out.Err = fmt.Errorf("%s for id %s: %w", m.Tag, id, errNoCall)
 			break
 		}
 		out.Call = call
 		switch m.Tag {
-		case t3.TagChunk:
+		case TagChunk:
 			call.Chunks++
-		case t3.TagAck:
+		case TagAck:
 			call.Acks++
-		case t3.TagInterrupt:
+		case TagInterrupt:
 			call.Interrupted = true
-		case t3.TagExit:
+		case TagExit:
 			call.Exit, call.EndSeq, out.Ended = m.Exit, ev.Seq, true
 			call.Outcome = OutcomeSuccess
-			if m.Exit.Tag == t3.ExitFailure {
+			if m.Exit.Tag == ExitFailure {
 				call.Outcome = OutcomeFailure
 				cause, err := DecodeCause(m.Exit.Cause)
 				if err != nil {
@@ -415,13 +428,16 @@ func (c *Correlator) message(w *wsConn, ev *bundle.Event, m *Message) {
 				}
 				call.Cause = &cause
 			}
-			delete(w.calls, m.ID)
-			w.remember(m.ID, call.Outcome)
+			delete(w.calls, id)
+			w.remember(id, call.Outcome)
 		}
-	case t3.TagDefect:
+	case TagDefect:
 		c.emit(&out)
 		c.endCalls(w, ev, OutcomeDefect, "connection defect: "+clip(m.Defect, 200))
 		return
 	}
 	c.emit(&out)
 }
+
+// ErrReused marks a Request whose id is in flight (Step.Err).
+var ErrReused = errors.New("request id reused while its call is open")

@@ -1,4 +1,4 @@
-package replay
+package effectrpc
 
 import (
 	"bytes"
@@ -7,32 +7,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
-// Message is one decoded RPC message, whatever its framing (Effect json,
-// ndjson, JSON-RPC 2.0): the same fields as t3.RPCMessage, with the request id
-// reduced to its key (7 and "7" are the same id).
-type Message struct {
-	Tag     string          // t3.Tag* (Request, Chunk, Exit, Ack, Interrupt, Ping, Pong, Eof, Defect)
-	ID      string          // Request: the id's key; Ack, Interrupt, Chunk, Exit: the requestId's key
-	Method  string          // Request
-	Payload json.RawMessage // Request
-	Values  json.RawMessage // Chunk: a JSON array of stream items
-	Exit    *t3.Exit        // Exit
-	Defect  json.RawMessage // Defect
-}
-
-// wireMessage covers the keys of both the Effect and the JSON-RPC 2.0 framings,
-// so one decode pass serves both.
+// wireMessage covers the keys of both the Effect and the JSON-RPC 2.0
+// framings that the decoders read, so one decode pass serves both.
 type wireMessage struct {
 	Tag       string          `json:"_tag"`
-	ID        t3.RequestID    `json:"id"`
+	ID        RequestID       `json:"id"`
 	RPCTag    string          `json:"tag"`
 	Payload   json.RawMessage `json:"payload"`
-	RequestID t3.RequestID    `json:"requestId"`
+	RequestID RequestID       `json:"requestId"`
 	Values    json.RawMessage `json:"values"`
-	Exit      *t3.Exit        `json:"exit"`
+	Exit      *Exit           `json:"exit"`
 	Defect    json.RawMessage `json:"defect"`
 
 	JSONRPC string          `json:"jsonrpc"`
@@ -48,15 +35,17 @@ var ErrNotRPC = errors.New("not an RPC message")
 
 // DecodeMessages decodes one complete Effect json frame: a JSON object is one
 // message, a JSON array one message per element. Messages in the JSON-RPC 2.0
-// framing are accepted too. The raw fields of the messages (payload, values,
-// exit value and cause, defect) alias frame.
+// framing are accepted too, mapped onto the Effect tags. The raw fields of the
+// messages (ids, payload, values, exit value and cause, defect) alias frame.
+// The decoded fields are those the decoders read: a Request's tracing fields
+// and headers are not kept.
 func DecodeMessages(frame []byte) ([]Message, error) {
 	return decodeMessages(nil, frame, nil)
 }
 
 // decodeMessages is DecodeMessages with the lean decoder d (nil: a fresh one),
 // appending to out.
-func decodeMessages(d *leanDecoder, frame []byte, out []Message) ([]Message, error) {
+func decodeMessages(d *lean, frame []byte, out []Message) ([]Message, error) {
 	b := bytes.TrimSpace(frame)
 	if len(b) == 0 {
 		return out, errors.New("empty frame")
@@ -88,7 +77,7 @@ func decodeMessages(d *leanDecoder, frame []byte, out []Message) ([]Message, err
 // arrayElements splits a JSON array into its elements without copying them,
 // or reports that encoding/json must (the array is not valid, for one).
 func arrayElements(b []byte) ([]json.RawMessage, bool) {
-	s := newScanner(b)
+	s := jsonscan.NewReader(b)
 	elems := []json.RawMessage{}
 	ok := s.Array(0, func() bool {
 		v, ok := s.Raw(1)
@@ -102,7 +91,7 @@ func arrayElements(b []byte) ([]json.RawMessage, bool) {
 // the message alias b.
 func DecodeMessage(b []byte) (Message, error) { return decodeMessage(nil, b) }
 
-func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
+func decodeMessage(d *lean, b []byte) (Message, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		if json.Valid(b) {
@@ -111,7 +100,7 @@ func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 		return Message{}, errors.New("invalid JSON")
 	}
 	if d == nil {
-		d = &leanDecoder{}
+		d = &lean{}
 	}
 	var w wireMessage
 	if !d.message(b, &w) {
@@ -127,32 +116,32 @@ func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 	}
 	m := Message{Tag: w.Tag}
 	switch w.Tag {
-	case t3.TagRequest:
+	case TagRequest:
 		if len(w.ID) == 0 {
 			return m, errors.New("Request without id")
 		}
-		m.ID, m.Method, m.Payload = w.ID.Key(), w.RPCTag, w.Payload
-	case t3.TagAck, t3.TagInterrupt:
+		m.ID, m.Method, m.Payload = w.ID, w.RPCTag, w.Payload
+	case TagAck, TagInterrupt:
 		if len(w.RequestID) == 0 {
 			return m, fmt.Errorf("%s without requestId", w.Tag)
 		}
-		m.ID = w.RequestID.Key()
-	case t3.TagChunk:
+		m.RequestID = w.RequestID
+	case TagChunk:
 		if len(w.RequestID) == 0 {
 			return m, errors.New("Chunk without requestId")
 		}
-		m.ID, m.Values = w.RequestID.Key(), w.Values
-	case t3.TagExit:
+		m.RequestID, m.Values = w.RequestID, w.Values
+	case TagExit:
 		if len(w.RequestID) == 0 || w.Exit == nil {
 			return m, errors.New("Exit without requestId or exit")
 		}
-		if w.Exit.Tag != t3.ExitSuccess && w.Exit.Tag != t3.ExitFailure {
+		if w.Exit.Tag != ExitSuccess && w.Exit.Tag != ExitFailure {
 			return m, fmt.Errorf("Exit with unknown exit tag %q", w.Exit.Tag)
 		}
-		m.ID, m.Exit = w.RequestID.Key(), w.Exit
-	case t3.TagDefect:
+		m.RequestID, m.Exit = w.RequestID, w.Exit
+	case TagDefect:
 		m.Defect = w.Defect
-	case t3.TagPing, t3.TagPong, t3.TagEof:
+	case TagPing, TagPong, TagEof:
 	case "":
 		return m, ErrNotRPC
 	default:
@@ -163,12 +152,12 @@ func decodeMessage(d *leanDecoder, b []byte) (Message, error) {
 
 // jsonRPCControl maps the control methods of the JSON-RPC framing to tags.
 var jsonRPCControl = map[string]string{
-	"@effect/rpc/Ack":       t3.TagAck,
-	"@effect/rpc/Interrupt": t3.TagInterrupt,
-	"@effect/rpc/Ping":      t3.TagPing,
-	"@effect/rpc/Pong":      t3.TagPong,
-	"@effect/rpc/Eof":       t3.TagEof,
-	"@effect/rpc/Defect":    t3.TagDefect,
+	"@effect/rpc/Ack":       TagAck,
+	"@effect/rpc/Interrupt": TagInterrupt,
+	"@effect/rpc/Ping":      TagPing,
+	"@effect/rpc/Pong":      TagPong,
+	"@effect/rpc/Eof":       TagEof,
+	"@effect/rpc/Defect":    TagDefect,
 }
 
 // fromJSONRPC maps a JSON-RPC 2.0 message onto the Effect tags.
@@ -176,15 +165,15 @@ func fromJSONRPC(w *wireMessage) (Message, error) {
 	if tag, ok := jsonRPCControl[w.Method]; ok {
 		m := Message{Tag: tag}
 		switch tag {
-		case t3.TagAck, t3.TagInterrupt:
+		case TagAck, TagInterrupt:
 			var p struct {
-				RequestID t3.RequestID `json:"requestId"`
+				RequestID RequestID `json:"requestId"`
 			}
 			if err := json.Unmarshal(w.Params, &p); err != nil || len(p.RequestID) == 0 {
 				return m, fmt.Errorf("JSON-RPC %s without params.requestId", w.Method)
 			}
-			m.ID = p.RequestID.Key()
-		case t3.TagDefect:
+			m.RequestID = p.RequestID
+		case TagDefect:
 			m.Defect = w.Params
 		}
 		return m, nil
@@ -196,15 +185,15 @@ func fromJSONRPC(w *wireMessage) (Message, error) {
 		if len(w.ID) == 0 {
 			return Message{}, fmt.Errorf("JSON-RPC request %q without id", w.Method)
 		}
-		return Message{Tag: t3.TagRequest, ID: w.ID.Key(), Method: w.Method, Payload: w.Params}, nil
+		return Message{Tag: TagRequest, ID: w.ID, Method: w.Method, Payload: w.Params}, nil
 	}
 	if len(w.ID) == 0 {
 		return Message{}, errors.New("JSON-RPC response without id")
 	}
-	id := w.ID.Key()
+	id := w.ID
 	switch {
 	case w.Chunk:
-		return Message{Tag: t3.TagChunk, ID: id, Values: w.Result}, nil
+		return Message{Tag: TagChunk, RequestID: id, Values: w.Result}, nil
 	case w.Error != nil:
 		var e struct {
 			Data json.RawMessage `json:"data"`
@@ -215,8 +204,8 @@ func fromJSONRPC(w *wireMessage) (Message, error) {
 		} else {
 			cause = json.RawMessage(`[{"_tag":"Fail","error":` + string(w.Error) + `}]`)
 		}
-		return Message{Tag: t3.TagExit, ID: id, Exit: &t3.Exit{Tag: t3.ExitFailure, Cause: cause}}, nil
+		return Message{Tag: TagExit, RequestID: id, Exit: &Exit{Tag: ExitFailure, Cause: cause}}, nil
 	default:
-		return Message{Tag: t3.TagExit, ID: id, Exit: &t3.Exit{Tag: t3.ExitSuccess, Value: w.Result}}, nil
+		return Message{Tag: TagExit, RequestID: id, Exit: &Exit{Tag: ExitSuccess, Value: w.Result}}, nil
 	}
 }

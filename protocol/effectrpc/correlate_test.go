@@ -1,16 +1,14 @@
-package replay_test
+package effectrpc_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/protocol/effectrpc"
 )
 
 // frame is a hand-written WebSocket event: ">" client to server, "<" server
@@ -46,7 +44,7 @@ func events(frames []frame) []bundle.Event {
 // one line per ended call and per error.
 func correlate(frames []frame) []string {
 	var out []string
-	c := replay.NewCorrelator(func(e *replay.RPCEvent) {
+	c := effectrpc.NewCorrelator(func(e *effectrpc.Step) {
 		switch {
 		case e.Err != nil:
 			out = append(out, fmt.Sprintf("@%d error: %v", e.Seq, e.Err))
@@ -63,7 +61,7 @@ func correlate(frames []frame) []string {
 			}
 			out = append(out, s)
 		}
-	})
+	}, &effectrpc.Options{Path: "/ws"})
 	evs := events(frames)
 	for i := range evs {
 		if evs[i].Kind == bundle.KindProcExit {
@@ -231,7 +229,7 @@ func TestDecodeCause(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := replay.DecodeCause([]byte(tt.cause))
+			c, err := effectrpc.DecodeCause([]byte(tt.cause))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,41 +241,7 @@ func TestDecodeCause(t *testing.T) {
 			}
 		})
 	}
-	if _, err := replay.DecodeCause([]byte(`{"_tag":"Weird"}`)); err == nil || !strings.Contains(err.Error(), `unknown cause tag "Weird"`) {
+	if _, err := effectrpc.DecodeCause([]byte(`{"_tag":"Weird"}`)); err == nil || !strings.Contains(err.Error(), `unknown cause tag "Weird"`) {
 		t.Errorf("unknown cause tag: err = %v, want one naming the tag", err)
 	}
-}
-
-// FuzzDecodeMessages feeds arbitrary frames to the decoder and the correlator:
-// neither may panic, and every decoded message has a known tag.
-func FuzzDecodeMessages(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/frames/*")
-	for _, p := range seeds {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	known := map[string]bool{"Request": true, "Chunk": true, "Exit": true, "Ack": true, "Interrupt": true, "Ping": true, "Pong": true, "Eof": true, "Defect": true}
-	f.Fuzz(func(t *testing.T, frame []byte) {
-		msgs, err := replay.DecodeMessages(frame)
-		if err == nil {
-			for _, m := range msgs {
-				if !known[m.Tag] {
-					t.Fatalf("decoded message with unknown tag %q from %q", m.Tag, frame)
-				}
-			}
-		}
-		c := replay.NewCorrelator(func(*replay.RPCEvent) {})
-		evs := []bundle.Event{
-			{Seq: 1, Kind: bundle.KindWSOpen, Conn: "ws", URL: "/ws"},
-			{Seq: 2, Kind: bundle.KindWSMessage, Conn: "ws", Dir: bundle.DirServerToClient, Body: bundle.Text(frame)},
-			{Seq: 3, Kind: bundle.KindWSMessage, Conn: "ws", Dir: bundle.DirServerToClient, Body: bundle.Text(frame)},
-		}
-		for i := range evs {
-			c.Feed(&evs[i])
-		}
-		c.End(&evs[2])
-	})
 }
