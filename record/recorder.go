@@ -314,6 +314,33 @@ func (res *Reservation) EmitWritten(ev *bundle.Event) error {
 	return r.flush()
 }
 
+// Settled waits until every place taken before the call (Reserve) has been
+// filled and written or given up, and returns the seq of the last event
+// written then. The driver calls it before acting on what a peer sent it:
+// the relay took the message's place before passing it on, so afterwards
+// the recording, and every subscriber's queue, holds it.
+func (r *Recorder) Settled() uint64 {
+	r.mu.Lock()
+	var done chan struct{}
+	if n := len(r.pending); n > 0 {
+		last := r.pending[n-1]
+		if last.done == nil {
+			last.done = make(chan struct{})
+		}
+		done = last.done
+	}
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w != nil {
+		return r.w.Count() // the header is seq 0, the events 1..Count
+	}
+	return r.seq
+}
+
 // Cancel gives the place up: nothing is recorded in it.
 func (res *Reservation) Cancel() {
 	r := res.r

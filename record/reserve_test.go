@@ -70,3 +70,36 @@ func TestReserveOrder(t *testing.T) {
 		t.Errorf("events written (-want +got):\n%s", diff)
 	}
 }
+
+// TestSettledWaitsForPlaces: Settled returns only once every place taken
+// before it is written, with the seq of the last event written.
+func TestSettledWaitsForPlaces(t *testing.T) {
+	testkit.CheckLeaks(t)
+	rec, _ := newFileRecorder(t, nil)
+	if _, err := rec.Emit(&bundle.Event{Kind: bundle.KindMark, Name: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Settled(); got != 1 {
+		t.Errorf("Settled with no place open = %d, want 1", got)
+	}
+	a, b := rec.Reserve(), rec.Reserve()
+	settled := make(chan uint64, 1)
+	go func() { settled <- rec.Settled() }()
+	if err := a.Emit(&bundle.Event{Kind: bundle.KindMark, Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case seq := <-settled:
+		t.Fatalf("Settled returned %d while a place before it was open", seq)
+	default:
+	}
+	if err := b.Emit(&bundle.Event{Kind: bundle.KindMark, Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if seq := <-settled; seq != 3 {
+		t.Errorf("Settled = %d, want 3", seq)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -33,6 +33,10 @@ type RPCOptions struct {
 	// Serialization is "json" (the default: one message per frame) or "ndjson"
 	// (every message ends with a newline, frames may hold several).
 	Serialization string
+	// CloseGrace is how long Close waits for the Exits answering the
+	// Interrupts it sent (and those Stream.Close and a cancelled Call sent)
+	// before it closes the socket; 0 means 5s, a negative value does not wait.
+	CloseGrace time.Duration
 }
 
 // ReadLimit is the largest WebSocket message the client accepts.
@@ -67,6 +71,9 @@ func DialRPCURL(ctx context.Context, wsURL string, hc *http.Client, opts *RPCOpt
 	if o.PingInterval == 0 {
 		o.PingInterval = 5 * time.Second
 	}
+	if o.CloseGrace == 0 {
+		o.CloseGrace = 5 * time.Second
+	}
 	switch o.Serialization {
 	case "":
 		o.Serialization = "json"
@@ -99,6 +106,14 @@ func DialRPCURL(ctx context.Context, wsURL string, hc *http.Client, opts *RPCOpt
 
 // RPCClient is one Effect RPC socket. Calls and streams may be made from any
 // number of goroutines; one reader goroutine dispatches answers by request id.
+//
+// Every frame is written under the client's own context, never a caller's:
+// coder/websocket closes the whole connection (no close frame, a 1006 for
+// the peer) when the context of a write ends while it is under way, so a
+// caller's cancelled context bounds only how long it waits. Close ends the
+// way Effect's client does: every call and stream still open is
+// interrupted, the Exits answering the Interrupts are waited for
+// (CloseGrace), then the socket is closed with 1000.
 type RPCClient struct {
 	conn *websocket.Conn
 	opts RPCOptions
@@ -110,10 +125,15 @@ type RPCClient struct {
 	mu      sync.Mutex
 	nextID  uint64
 	pending map[string]*pendingCall
-	err     error // why the connection ended
-	defect  json.RawMessage
-	pong    chan struct{}
-	frames  atomic.Int64 // frames received, to tell a silent server from a slow one
+	// interrupting are the calls interrupted and not yet answered: the
+	// server answers each with an Exit, which nobody waits for but Close.
+	interrupting map[string]*pendingCall
+	answered     chan struct{} // capacity 1: an interrupted call was answered
+	closeOnce    sync.Once
+	err          error // why the connection ended
+	defect       json.RawMessage
+	pong         chan struct{}
+	frames       atomic.Int64 // frames received, to tell a silent server from a slow one
 }
 
 // pendingCall is one request awaiting its Exit. Streams queue their chunks.
@@ -139,7 +159,8 @@ func (p *pendingCall) signal() {
 
 func newRPCClient(conn *websocket.Conn, o RPCOptions) *RPCClient {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &RPCClient{conn: conn, opts: o, ctx: ctx, cancel: cancel, pending: map[string]*pendingCall{}, pong: make(chan struct{}, 1)}
+	r := &RPCClient{conn: conn, opts: o, ctx: ctx, cancel: cancel, pending: map[string]*pendingCall{}, pong: make(chan struct{}, 1),
+		interrupting: map[string]*pendingCall{}, answered: make(chan struct{}, 1)}
 	r.wg.Add(1)
 	go r.readLoop()
 	if o.PingInterval > 0 {
@@ -299,9 +320,7 @@ func (r *RPCClient) Call(ctx context.Context, method string, payload any, result
 		select {
 		case <-p.notify:
 		case <-ctx.Done():
-			if r.forget(p) {
-				_ = r.write(context.Background(), effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: p.id})
-			}
+			r.interrupt(p)
 			return ctx.Err()
 		}
 	}
@@ -331,6 +350,11 @@ func (r *RPCClient) Stream(ctx context.Context, method string, payload any) (*RP
 func (s *RPCStream) Next(ctx context.Context) (json.RawMessage, error) {
 	p := s.p
 	for {
+		// A caller that gave up takes no value: a value handed out is acked,
+		// and an Ack must not be written for a caller that is gone.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		p.mu.Lock()
 		if len(p.queue) > 0 {
 			v := p.queue[0]
@@ -342,7 +366,7 @@ func (s *RPCStream) Next(ctx context.Context) (json.RawMessage, error) {
 			}
 			p.mu.Unlock()
 			if ack {
-				if err := s.r.write(ctx, effectrpc.Message{Tag: effectrpc.TagAck, RequestID: p.id}); err != nil {
+				if err := s.r.write(effectrpc.Message{Tag: effectrpc.TagAck, RequestID: p.id}); err != nil {
 					return nil, err
 				}
 			}
@@ -381,22 +405,74 @@ func (s *RPCStream) Close() error {
 	if done {
 		return nil
 	}
-	if !s.r.forget(s.p) || s.r.Err() != nil {
-		return nil
-	}
-	return s.r.write(context.Background(), effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: s.p.id})
+	return s.r.interrupt(s.p)
 }
 
-// Close closes the socket and waits for the client's goroutines; pending calls
-// fail with a *ConnectionError wrapping ErrClientClosed.
+// interrupt sends the Interrupt of p if it is still open, and counts it
+// among the interrupted calls whose Exit Close waits for.
+func (r *RPCClient) interrupt(p *pendingCall) error {
+	r.mu.Lock()
+	key := p.id.Key()
+	if r.pending[key] != p || r.err != nil {
+		r.mu.Unlock()
+		return nil // answered already, or the connection is gone
+	}
+	delete(r.pending, key)
+	r.interrupting[key] = p
+	r.mu.Unlock()
+	return r.write(effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: p.id})
+}
+
+// Close ends the connection the way Effect's client does: it interrupts
+// every call and stream still open, waits (at most CloseGrace) until the
+// server has answered every Interrupt with its Exit, and closes the socket
+// with 1000 (normal closure). Then it waits for the client's goroutines;
+// pending calls fail with a *ConnectionError wrapping ErrClientClosed.
+// Close may be called more than once.
 func (r *RPCClient) Close() error {
+	r.closeOnce.Do(r.close)
+	return nil
+}
+
+func (r *RPCClient) close() {
+	r.mu.Lock()
+	open := make([]*pendingCall, 0, len(r.pending))
+	for _, p := range r.pending {
+		open = append(open, p)
+	}
+	r.mu.Unlock()
+	for _, p := range open {
+		if r.interrupt(p) != nil {
+			break // the connection is gone
+		}
+	}
+	if r.opts.CloseGrace > 0 {
+		grace := time.NewTimer(r.opts.CloseGrace)
+		for r.waitingForExits() {
+			select {
+			case <-r.answered:
+				continue
+			case <-grace.C:
+			case <-r.ctx.Done():
+			}
+			break
+		}
+		grace.Stop()
+	}
 	r.fail(&ConnectionError{Code: -1, Err: ErrClientClosed})
 	// The close handshake's own errors (the peer went first, the socket is
 	// gone) say nothing the caller can act on; Err keeps the reason.
 	_ = r.conn.Close(websocket.StatusNormalClosure, "")
 	r.cancel()
 	r.wg.Wait()
-	return nil
+}
+
+// waitingForExits reports whether an interrupted call is still unanswered
+// on a connection that is open.
+func (r *RPCClient) waitingForExits() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err == nil && len(r.interrupting) > 0
 }
 
 // Err reports why the connection ended; nil while it is open.
@@ -418,6 +494,9 @@ func (r *RPCClient) send(ctx context.Context, method string, payload any, stream
 	if err != nil {
 		return nil, fmt.Errorf("t3: %s: encoding payload: %w", method, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing is sent for a caller that gave up
+	}
 	r.mu.Lock()
 	if r.err != nil {
 		err := r.err
@@ -433,7 +512,7 @@ func (r *RPCClient) send(ctx context.Context, method string, payload any, stream
 	p := &pendingCall{method: method, id: id, stream: stream, notify: make(chan struct{}, 1)}
 	r.pending[id.Key()] = p
 	r.mu.Unlock()
-	if err := r.write(ctx, effectrpc.Message{Tag: effectrpc.TagRequest, ID: id, Method: method, Payload: raw}); err != nil {
+	if err := r.write(effectrpc.Message{Tag: effectrpc.TagRequest, ID: id, Method: method, Payload: raw}); err != nil {
 		r.forget(p)
 		return nil, err
 	}
@@ -453,7 +532,9 @@ func (r *RPCClient) forget(p *pendingCall) bool {
 	return false
 }
 
-func (r *RPCClient) write(ctx context.Context, m effectrpc.Message) error {
+// write sends one message under the client's context (see RPCClient): it
+// ends only when the connection does.
+func (r *RPCClient) write(m effectrpc.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -461,7 +542,7 @@ func (r *RPCClient) write(ctx context.Context, m effectrpc.Message) error {
 	if r.opts.Serialization == "ndjson" {
 		b = append(b, '\n')
 	}
-	if err := r.conn.Write(ctx, websocket.MessageText, b); err != nil {
+	if err := r.conn.Write(r.ctx, websocket.MessageText, b); err != nil {
 		if cerr := r.Err(); cerr != nil {
 			return cerr
 		}
@@ -480,6 +561,10 @@ func (r *RPCClient) fail(err error) {
 	err = r.err
 	pending := r.pending
 	r.pending = map[string]*pendingCall{}
+	for _, p := range r.interrupting {
+		pending[p.id.Key()] = p // a Next after Close says why
+	}
+	r.interrupting = map[string]*pendingCall{}
 	r.mu.Unlock()
 	for _, p := range pending {
 		p.mu.Lock()
@@ -587,10 +672,23 @@ func (r *RPCClient) dispatch(m *effectrpc.Message) {
 		p := r.pending[key]
 		if m.Tag == effectrpc.TagExit {
 			delete(r.pending, key)
+			if ip := r.interrupting[key]; ip != nil {
+				// The Exit answering an Interrupt: a Next still called on the
+				// stream gets it (its cause holds the Interrupt).
+				delete(r.interrupting, key)
+				p = ip
+				select {
+				case r.answered <- struct{}{}:
+				default:
+				}
+			}
+		} else if r.interrupting[key] != nil {
+			r.mu.Unlock()
+			return // a chunk sent before the Interrupt arrived: nobody takes it
 		}
 		r.mu.Unlock()
 		if p == nil {
-			return // interrupted or unknown: nobody waits for it
+			return // unknown: nobody waits for it
 		}
 		p.mu.Lock()
 		if m.Tag == effectrpc.TagExit {
@@ -610,7 +708,7 @@ func (r *RPCClient) dispatch(m *effectrpc.Message) {
 				r.wg.Add(1)
 				go func(id effectrpc.RequestID) {
 					defer r.wg.Done()
-					_ = r.write(r.ctx, effectrpc.Message{Tag: effectrpc.TagAck, RequestID: id})
+					_ = r.write(effectrpc.Message{Tag: effectrpc.TagAck, RequestID: id})
 				}(p.id)
 			}
 		}
@@ -642,7 +740,7 @@ func (r *RPCClient) pingLoop() {
 				return
 			}
 			outstanding++
-			if err := r.write(r.ctx, effectrpc.Message{Tag: effectrpc.TagPing}); err != nil {
+			if err := r.write(effectrpc.Message{Tag: effectrpc.TagPing}); err != nil {
 				return
 			}
 		}

@@ -269,7 +269,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		readMsg(ctx, conn)
 		writeStr(ctx, conn, `{"_tag":"Chunk","requestId":0,"values":[]}`) // acked by a helper goroutine
 	})
-	rpc, err := c.DialRPC(ctx, "ticket", &t3.RPCOptions{PingInterval: time.Millisecond})
+	rpc, err := c.DialRPC(ctx, "ticket", &t3.RPCOptions{PingInterval: time.Millisecond, CloseGrace: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,5 +282,77 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	}
 	if _, err := st.Next(ctx); !errors.Is(err, t3.ErrClientClosed) {
 		t.Errorf("Next after Close = %v, want ErrClientClosed", err)
+	}
+}
+
+// TestTeardownIsClean holds the client to Effect's way of ending: a caller
+// whose context ended takes no value and writes nothing (coder/websocket
+// would drop the socket under a write whose context ends), and Close
+// interrupts the open stream, waits for the Exit answering it and closes
+// the socket with 1000.
+func TestTeardownIsClean(t *testing.T) {
+	ctx := testCtx(t)
+	type seen struct {
+		frames []string
+		code   websocket.StatusCode
+	}
+	got := make(chan seen, 1)
+	c, _ := scriptServer(t, func(ctx context.Context, conn *websocket.Conn) {
+		var s seen
+		defer func() { got <- s }()
+		req, raw, _ := readMsg(ctx, conn)
+		s.frames = append(s.frames, raw)
+		id := string(req.ID)
+		writeStr(ctx, conn, `{"_tag":"Chunk","requestId":`+id+`,"values":["a"]}`)
+		for {
+			m, raw, err := readMsg(ctx, conn)
+			if err != nil {
+				s.code = websocket.CloseStatus(err)
+				return
+			}
+			s.frames = append(s.frames, raw)
+			if m.Tag == effectrpc.TagInterrupt {
+				writeStr(ctx, conn, `{"_tag":"Exit","requestId":`+id+`,"exit":{"_tag":"Failure","cause":[{"_tag":"Interrupt","fiberId":7}]}}`)
+			}
+		}
+	})
+	rpc, err := c.DialRPC(ctx, "ticket", &t3.RPCOptions{PingInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rpc.Stream(ctx, "s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := st.Next(gone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next with a cancelled context = %v, want context.Canceled", err)
+	}
+	if _, err := rpc.Stream(gone, "t", nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stream with a cancelled context = %v, want context.Canceled", err)
+	}
+	if err := rpc.Err(); err != nil {
+		t.Fatalf("the connection ended under a cancelled context: %v", err)
+	}
+	v, err := st.Next(ctx)
+	if err != nil || string(v) != `"a"` {
+		t.Fatalf("Next = %s, %v", v, err)
+	}
+	if err := rpc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var s seen
+	select {
+	case s = <-got:
+	case <-ctx.Done():
+		t.Fatal("the server never saw the connection end")
+	}
+	want := []string{`{"_tag":"Request","id":0,"tag":"s","payload":null,"headers":[]}`, `{"_tag":"Ack","requestId":0}`, `{"_tag":"Interrupt","requestId":0}`}
+	if len(s.frames) != len(want) || s.frames[1] != want[1] || s.frames[2] != want[2] || !strings.Contains(s.frames[0], `"tag":"s"`) {
+		t.Errorf("frames the server read:\n%s\nwant:\n%s", strings.Join(s.frames, "\n"), strings.Join(want, "\n"))
+	}
+	if s.code != websocket.StatusNormalClosure {
+		t.Errorf("the socket ended with %d, want 1000", s.code)
 	}
 }

@@ -141,7 +141,24 @@ func (r *run) cutShort(ctx context.Context) outcome {
 	return outcomeInterrupted
 }
 
-func (r *run) lastSeq() uint64 { return r.writer.Count() - 1 }
+// lastSeq is the seq of the last event recorded (the header is 0, the
+// events 1..Count).
+func (r *run) lastSeq() uint64 { return r.writer.Count() }
+
+// decided reports whether the engine, once it has seen every event recorded
+// so far (every message the client has been passed among them), has decided
+// the run or asked for the restart: the watch is over.
+func (r *run) decided() bool {
+	settled := r.rec.Settled()
+	if r.live.WaitFor(settled) != nil {
+		return true
+	}
+	switch r.live.Status().Phase {
+	case enginePassed, engineFailed, engineRestart:
+		return true
+	}
+	return false
+}
 
 // follow subscribes to a thread and reads its projection after every
 // non-snapshot item, until the stream ends or ctx is done. A read in flight
@@ -167,6 +184,13 @@ func (r *run) follow(ctx, callCtx context.Context, s *session, threadID string, 
 		}
 		proj := item.Projection
 		if item.Kind != t3.ItemKindSnapshot {
+			if ctx.Err() != nil || r.decided() {
+				// No poll once the watch is over: the engine has judged
+				// everything the client has been sent (the recorder saw
+				// it first), and a read now would be traffic after the
+				// verdict. The stream is interrupted on the way out.
+				return nil
+			}
 			var p t3.Projection
 			if err := s.rpc.Call(callCtx, t3.MethodGetProjection, map[string]string{"threadId": threadID}, &p); err != nil {
 				return fmt.Errorf("reading thread %s: %w", threadID, err)
