@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // claudeSDKDir holds the Claude Agent SDK client (client.mjs) and its pinned
@@ -48,10 +50,10 @@ type claudeSDKReport struct {
 func TestClaudeAgentSDK(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the Claude Agent SDK interoperability test: node is not on PATH")
+		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the Claude Agent SDK interoperability test: node is not on PATH")
 	}
 	if _, err := os.Stat(filepath.Join(claudeSDKDir, "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json")); err != nil {
-		t.Skip("skipping the Claude Agent SDK interoperability test: interop/claude-sdk/node_modules is missing (run: cd interop/claude-sdk && npm ci --omit=optional)")
+		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the Claude Agent SDK interoperability test: interop/claude-sdk/node_modules is missing (run: cd interop/claude-sdk && npm ci --omit=optional)")
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/t3"
 	"github.com/wireproof/wireproof/verify"
@@ -48,10 +49,10 @@ func requireNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the Effect interoperability test: node is not on PATH")
+		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the Effect interoperability test: node is not on PATH")
 	}
 	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "effect", "package.json")); err != nil {
-		t.Skip("skipping the Effect interoperability test: interop/effect/node_modules is missing (run: cd interop/effect && npm ci)")
+		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the Effect interoperability test: interop/effect/node_modules is missing (run: cd interop/effect && npm ci)")
 	}
 	return node
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // TestReportShowsWholeCauseChain: an Exit whose typed error has a cause that
@@ -137,7 +138,7 @@ func TestReportAnchorNotUnderStickyHeader(t *testing.T) {
 		}
 	}
 	if browser == "" {
-		t.Skip("no chromium or chrome on PATH (.ci/run installs chromium): cannot check the layout in a browser")
+		testkit.Missing(t, testkit.EnvBrowserRequired, "no chromium or chrome on PATH (.ci/run installs chromium): cannot check the layout in a browser")
 	}
 	tl := load(t, liveFailing, nil)
 	seq := tl.Entries[len(tl.Entries)*3/4].Seq // far enough down that the page must scroll
@@ -157,7 +158,7 @@ func TestReportAnchorNotUnderStickyHeader(t *testing.T) {
 	if err != nil && len(out) == 0 {
 		// The browser itself could not run here (no display libraries, a
 		// sandbox it cannot set up): that says nothing about the page.
-		t.Skipf("%s could not run: %v", browser, err)
+		testkit.Missing(t, testkit.EnvBrowserRequired, fmt.Sprintf("%s could not run: %v", browser, err))
 	}
 	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindSubmatch(out)
 	if m == nil {

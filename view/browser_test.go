@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // The browser tests drive a real headless Chromium against the viewer served
@@ -67,7 +69,7 @@ func newBrowser(t *testing.T, s *Server) *browser {
 	t.Helper()
 	path := findChrome()
 	if path == "" {
-		t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium; .ci/run does) or set WIREPROOF_CHROME")
+		testkit.Missing(t, testkit.EnvBrowserRequired, "no Chromium found: install Debian's chromium (apt-get install chromium; .ci/run does) or set WIREPROOF_CHROME")
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)

@@ -170,7 +170,7 @@ func newServerFor(t *testing.T, s *Server) string {
 // scrolls to the end, with only the rows in view in the document.
 func TestBrowserLargeBundle(t *testing.T) {
 	if findChrome() == "" {
-		t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium; .ci/run does) or set WIREPROOF_CHROME")
+		testkit.Missing(t, testkit.EnvBrowserRequired, "no Chromium found: install Debian's chromium (apt-get install chromium; .ci/run does) or set WIREPROOF_CHROME")
 	}
 	path := largeBundle(t)
 	srcs, err := Resolve([]string{path}, nil)

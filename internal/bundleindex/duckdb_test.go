@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // docSQL returns the statements of the `duckdb -c "..."` example in
@@ -47,10 +49,10 @@ func docSQL(t *testing.T) []string {
 func TestDocQueriesWithDuckDB(t *testing.T) {
 	dir := "testdata/duckdb"
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the DuckDB check of docs/storage.md's queries needs it")
+		testkit.Missing(t, testkit.EnvNodeRequired, "node is not installed: the DuckDB check of docs/storage.md's queries needs it")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Skip("@duckdb/node-api is not installed: run (cd internal/bundleindex/testdata/duckdb && npm ci)")
+		testkit.Missing(t, testkit.EnvNodeRequired, "@duckdb/node-api is not installed: run (cd internal/bundleindex/testdata/duckdb && npm ci)")
 	}
 	var entries []Entry
 	paths, _ := filepath.Glob(filepath.Join(golden, "*.zst"))

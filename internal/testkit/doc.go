@@ -7,7 +7,10 @@
 //     child process the tests started is still running;
 //   - CheckLeaks, the same two checks around one test;
 //   - Update and Golden, the -update flag and the compare-with-testdata
-//     helper of golden files.
+//     helper of golden files;
+//   - Missing, which skips a test whose requirement (a browser, Node.js)
+//     is missing, or fails it where CI says the requirement is installed
+//     (EnvBrowserRequired, EnvNodeRequired).
 //
 // Only _test.go files import it (a test in fixtures/corpus guards that the
 // wireproof binary does not link it).

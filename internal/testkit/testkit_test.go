@@ -183,3 +183,31 @@ func running(pid int) bool {
 	i := bytes.LastIndexByte(stat, ')')
 	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
+
+// missingTB records how Missing ended a test.
+type missingTB struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (m *missingTB) Helper()           {}
+func (m *missingTB) Fatal(args ...any) { m.fatal = fmt.Sprint(args...) }
+func (m *missingTB) Skip(args ...any)  { m.skip = fmt.Sprint(args...) }
+
+// TestMissing: a missing requirement skips, and fails instead when its
+// environment variable is set.
+func TestMissing(t *testing.T) {
+	const env = "WIREPROOF_TEST_MISSING_REQUIRED"
+	t.Setenv(env, "")
+	var skipped missingTB
+	Missing(&skipped, env, "no widget")
+	if skipped.skip != "no widget" || skipped.fatal != "" {
+		t.Errorf("without %s: skip %q, fatal %q; want a skip", env, skipped.skip, skipped.fatal)
+	}
+	t.Setenv(env, "1")
+	var failed missingTB
+	Missing(&failed, env, "no widget")
+	if failed.skip != "" || !strings.Contains(failed.fatal, "no widget; "+env+" is set") {
+		t.Errorf("with %s: skip %q, fatal %q; want a failure naming the variable", env, failed.skip, failed.fatal)
+	}
+}

@@ -1,0 +1,31 @@
+package testkit
+
+import (
+	"os"
+	"testing"
+)
+
+// The environment variables that make a missing requirement a failure
+// instead of a skip. .ci/run installs a headless Chromium and Node.js with
+// the pinned npm packages and sets them, so there a test that needs one
+// runs or fails; on a developer's machine without them it skips and says
+// why. (Object storage has its own, s3test.EnvRequired.)
+const (
+	// EnvBrowserRequired: the browser tests (view, triage's report
+	// layout) need a headless Chromium.
+	EnvBrowserRequired = "WIREPROOF_TEST_BROWSER_REQUIRED"
+	// EnvNodeRequired: the tests that run Node.js clients (interop, the
+	// DuckDB queries of docs/storage.md) need node and their node_modules.
+	EnvNodeRequired = "WIREPROOF_TEST_NODE_REQUIRED"
+)
+
+// Missing ends a test whose requirement is missing: it skips with msg, or,
+// when the environment variable env is set, fails with msg and says why.
+func Missing(t testing.TB, env, msg string) {
+	t.Helper()
+	if os.Getenv(env) != "" {
+		t.Fatal(msg + "; " + env + " is set, so this is a failure, not a skip")
+		return
+	}
+	t.Skip(msg)
+}
