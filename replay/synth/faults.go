@@ -2,12 +2,14 @@ package synth
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // LabelFault is the seq of the event a driver-level fault injected.
@@ -24,6 +26,12 @@ type Fault struct {
 
 	stopAt string         // the run ends after this point, with inject's events
 	inject func(*builder) // events added at stopAt
+
+	// breakAt: the run goes on, passing, after break's events are added at
+	// this point: a protocol fault the conformance suite fails on, beside a
+	// scenario that passes.
+	breakAt string
+	breaks  func(*builder)
 }
 
 var all = assert.Scenarios()
@@ -72,6 +80,64 @@ var faults = map[string]Fault{
 		b.label(LabelFault, b.mark(replay.MarkSetupFailed, map[string]string{"step": "connect", "error": "websocket: bad handshake (401 auth_invalid)"}))
 		b.teardown()
 	}},
+	// Protocol faults (protocol-conformance), each on a connection of its
+	// own beside the run's, which passes: a second Effect RPC socket
+	// reading a thread no check reads, an MCP exchange, an HTTP GET.
+	"unknown-answer": {Check: assert.CheckAnswersRequest, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.sideSocket()
+		b.label(LabelFault, b.sendOn("ws2", bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: effectrpc.NumberID(77), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
+		b.closeSide(1000)
+	}},
+	"reused-id": {Check: assert.CheckIDNotReused, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.sideSocket()
+		read := effectrpc.Message{Tag: effectrpc.TagRequest, ID: effectrpc.NumberID(5), Method: t3.MethodGetProjection, Payload: mustJSON(map[string]string{"threadId": sideThread})}
+		b.sendOn("ws2", bundle.DirClientToServer, read)
+		b.label(LabelFault, b.sendOn("ws2", bundle.DirClientToServer, read))
+		b.sendOn("ws2", bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: effectrpc.NumberID(5), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}})
+		b.closeSide(1000)
+	}},
+	"unacked-chunk": {Check: assert.CheckStreamAcked, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.sideSocket()
+		b.sendOn("ws2", bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagRequest, ID: effectrpc.NumberID(5), Method: t3.MethodSubscribe, Payload: mustJSON(map[string]string{"threadId": sideThread})})
+		item := mustJSON([]any{map[string]any{"kind": "event", "sequence": 1, "event": map[string]any{"id": "evt-side", "threadId": sideThread, "type": "thread.updated", "payload": map[string]any{}}}})
+		b.sendOn("ws2", bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: effectrpc.NumberID(5), Values: item})
+		b.label(LabelFault, b.sendOn("ws2", bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: effectrpc.NumberID(5), Values: item}))
+		b.sendOn("ws2", bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: effectrpc.NumberID(5)})
+		b.sendOn("ws2", bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: effectrpc.NumberID(5), Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`{"_tag":"Interrupt"}`)}})
+		b.closeSide(1000)
+	}},
+	"unanswered-interrupt": {Check: assert.CheckInterruptAnswer, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.sideSocket()
+		b.sendOn("ws2", bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagRequest, ID: effectrpc.NumberID(5), Method: t3.MethodSubscribe, Payload: mustJSON(map[string]string{"threadId": sideThread})})
+		b.sendOn("ws2", bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: effectrpc.NumberID(5)})
+		b.label(LabelFault, b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirServerToClient, Code: 1000}))
+		b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirClientToServer, Code: 1000})
+	}},
+	"bad-jsonrpc": {Check: assert.CheckJSONRPCEnvelope, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		req := `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`
+		b.http++
+		conn := fmt.Sprintf("h%d", b.http)
+		b.add(bundle.Event{Kind: bundle.KindHTTPRequest, Conn: conn, Method: "POST", URL: "/mcp",
+			Header: map[string][]string{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(req))}, "Mcp-Session-Id": {"mcp-session-1"}}})
+		b.label(LabelFault, b.add(bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(req))}))
+		res := `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`
+		b.add(bundle.Event{Kind: bundle.KindHTTPResponse, Conn: conn, Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(res))}}})
+		b.add(bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(res))})
+		b.add(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(res))})
+	}},
+	"short-body": {Check: assert.CheckHTTPBodyLength, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.http++
+		conn := fmt.Sprintf("h%d", b.http)
+		b.add(bundle.Event{Kind: bundle.KindHTTPRequest, Conn: conn, Method: "GET", URL: "/api/health"})
+		b.add(bundle.Event{Kind: bundle.KindHTTPResponse, Conn: conn, Status: 200, Header: map[string][]string{"Content-Type": {"application/json"}, "Content-Length": {"24"}}})
+		b.add(bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"ok":true}`))})
+		b.label(LabelFault, b.add(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: 11}))
+	}},
+	"bad-close-code": {Check: assert.CheckWebSocketCloseOK, At: LabelFault, breakAt: "delegated", breaks: func(b *builder) {
+		b.sideSocket()
+		b.label(LabelFault, b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirClientToServer, Code: 1004}))
+		b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirServerToClient, Code: 1000})
+	}},
 	"truncated": {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
 	"subscription-ended": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: b.subID(), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
@@ -81,6 +147,21 @@ var faults = map[string]Fault{
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagDefect, Defect: json.RawMessage(`"Unexpected end of JSON input"`)}))
 		b.teardown()
 	}},
+}
+
+// sideThread is the thread the side socket of a protocol fault reads: one
+// no check reads.
+const sideThread = "thread-side-0001"
+
+// sideSocket opens a second Effect RPC socket, ws2, beside the run's.
+func (b *builder) sideSocket() {
+	b.add(bundle.Event{Kind: bundle.KindWSOpen, Conn: "ws2", URL: t3.PathWebSocket + "?orchestrationProtocol=2&wsTicket=[REDACTED]"})
+}
+
+// closeSide closes ws2 from the client, then the server, with code.
+func (b *builder) closeSide(code int) {
+	b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirClientToServer, Code: code})
+	b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirServerToClient, Code: code})
 }
 
 // subID is the id of the parent's subscription: the second request.

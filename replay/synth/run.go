@@ -66,6 +66,10 @@ func itoa(i int) string { return string(mustJSON(i)) }
 // stopped reports whether the fault ends the run at this point.
 func (b *builder) stopped(point string) bool {
 	f, ok := faults[b.o.Fault]
+	if ok && f.breakAt == point {
+		f.breaks(b) // a protocol fault: the run goes on
+		return false
+	}
 	if !ok || f.stopAt != point {
 		return false
 	}

@@ -140,16 +140,19 @@ func (b *builder) id() effectrpc.RequestID {
 	return effectrpc.NumberID(n)
 }
 
-// send records one RPC message on the socket, framed as configured.
-func (b *builder) send(dir bundle.Dir, m effectrpc.Message) uint64 {
+// send records one RPC message on the run's socket, framed as configured.
+func (b *builder) send(dir bundle.Dir, m effectrpc.Message) uint64 { return b.sendOn("ws1", dir, m) }
+
+// sendOn records one RPC message on socket conn, framed as configured.
+func (b *builder) sendOn(conn string, dir bundle.Dir, m effectrpc.Message) uint64 {
 	raw := mustJSON(m)
 	if !b.o.NDJSON {
-		return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw)})
+		return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: conn, Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw)})
 	}
 	raw = append(raw, '\n')
 	half := len(raw) / 2
-	b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw[:half])})
-	return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: "ws1", Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw[half:])})
+	b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: conn, Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw[:half])})
+	return b.add(bundle.Event{Kind: bundle.KindWSMessage, Conn: conn, Dir: dir, Type: bundle.TypeText, Body: bundle.Text(raw[half:])})
 }
 
 func (b *builder) request(method string, payload any) effectrpc.RequestID {
