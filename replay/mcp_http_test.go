@@ -137,6 +137,12 @@ func (c *mcpClient) open(ctx context.Context) {
 // recordMCP records what drive does against a loopback MCP upstream through
 // the real recording proxy, and returns the bundle's path.
 func recordMCP(t *testing.T, drive func(ctx context.Context, proxyURL string, up *mcpUpstream)) string {
+	return recordMCPStopping(t, func(ctx context.Context, proxyURL string, up *mcpUpstream, _ func()) { drive(ctx, proxyURL, up) })
+}
+
+// recordMCPStopping is recordMCP with a func that stops the upstream server
+// mid-drive.
+func recordMCPStopping(t *testing.T, drive func(ctx context.Context, proxyURL string, up *mcpUpstream, stop func())) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -158,7 +164,7 @@ func recordMCP(t *testing.T, drive func(ctx context.Context, proxyURL string, up
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(ctx, ps.URL, up)
+	drive(ctx, ps.URL, up, srv.Close)
 	if err := ps.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +292,40 @@ func TestMCPOverHTTPConformance(t *testing.T) {
 		}
 		if !strings.Contains(f.Seen, "tools/call") || !strings.Contains(f.Seen, "reuses id 2") {
 			t.Errorf("failure seen %q, want the tools/call reusing id 2", f.Seen)
+		}
+	})
+	t.Run("DELETE after the server stopped", func(t *testing.T) {
+		path := recordMCPStopping(t, func(ctx context.Context, proxyURL string, up *mcpUpstream, stop func()) {
+			a := &mcpClient{t: t, url: proxyURL}
+			a.open(ctx)
+			stop() // the server is gone: its port refuses
+			req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, proxyURL+"/mcp", nil)
+			req.Header.Set("Mcp-Session-Id", a.session)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadGateway {
+				t.Errorf("DELETE through the proxy answered %d, want 502 (the upstream refused)", res.StatusCode)
+			}
+		})
+		var got []string
+		tap := &replay.Tap{Protocol: func(pe *protocol.Event) {
+			if pe.Protocol == protocol.HTTP && pe.Call != nil && pe.Call.Method == "DELETE /mcp" && pe.Kind != protocol.KindRequest {
+				got = append(got, fmt.Sprintf("%s %s %s", pe.Kind, pe.Call.Outcome, pe.Why))
+			}
+		}}
+		res, err := replay.ReplayFile(context.Background(), path, &replay.Options{Engine: &replay.EngineOptions{Tap: tap}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict.Status != assert.StatusPassed {
+			t.Errorf("verdict %+v (failure %+v), want passed", res.Verdict, res.Verdict.Failure)
+		}
+		// Not a failed call: an exchange that got no HTTP response, saying why.
+		if len(got) != 1 || !strings.HasPrefix(got[0], "end unknown no HTTP response: upstream: ") || !strings.Contains(got[0], "connection refused") {
+			t.Errorf("the DELETE ended as %q, want one end with outcome unknown: no HTTP response: upstream: ... connection refused", got)
 		}
 	})
 }
