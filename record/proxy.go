@@ -29,12 +29,16 @@ type ProxyOptions struct {
 	// MaxMessageSize is the WebSocket read limit on both sides, default
 	// DefaultMaxMessageSize.
 	MaxMessageSize int64
+	// ConnPrefix is put before the connection names ("model-" names them
+	// "model-h1", "model-ws1"), so two proxies can record into one Recorder
+	// without sharing names. Empty: "h1", "ws1".
+	ConnPrefix string
 }
 
 // Proxy is a recording reverse proxy for one upstream. It relays every HTTP
 // request (any method, streamed both ways) and every WebSocket connection, and
 // records them through a Recorder: HTTP exchanges as conns "h1", "h2", ...,
-// WebSocket connections as "ws1", "ws2", ...
+// WebSocket connections as "ws1", "ws2", ... (after ProxyOptions.ConnPrefix)
 //
 // Events are emitted before the bytes they record are passed on, so a reply
 // can never be recorded before what caused it. ServeHTTP is safe for
@@ -44,6 +48,7 @@ type Proxy struct {
 	upstream  *url.URL
 	transport http.RoundTripper
 	maxMsg    int64
+	prefix    string
 
 	httpIDs atomic.Uint64
 	wsIDs   atomic.Uint64
@@ -77,6 +82,7 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		upstream:  u,
 		transport: opts.Transport,
 		maxMsg:    opts.MaxMessageSize,
+		prefix:    opts.ConnPrefix,
 		relays:    map[*wsRelay]struct{}{},
 	}
 	if p.transport == nil {

@@ -46,7 +46,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wireproof: the recording proxy is closed", http.StatusServiceUnavailable)
 		return
 	}
-	ex := &httpExchange{p: p, id: "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
+	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
 
 	out := r.Clone(r.Context())

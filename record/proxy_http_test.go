@@ -340,3 +340,45 @@ func ExampleProxy() {
 	// 4 http.body h1 {"access_token":"[REDACTED]"}
 	// 5 http.end h1
 }
+
+// TestProxyConnPrefix: two proxies record into one Recorder, the second
+// with a ConnPrefix, and their exchanges keep apart: "h1" and "model-h1".
+func TestProxyConnPrefix(t *testing.T) {
+	rec, path := newFileRecorder(t, nil)
+	var urls []string
+	for i, prefix := range []string{"", "model-"} {
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, i) }))
+		defer up.Close()
+		u, _ := url.Parse(up.URL)
+		p, err := NewProxy(rec, &ProxyOptions{Upstream: u, ConnPrefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := Listen(context.Background(), "", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close(context.Background())
+		urls = append(urls, srv.URL)
+	}
+	for _, u := range urls {
+		res, err := http.Get(u + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, ev := range readBundle(t, path) {
+		if ev.Kind == bundle.KindHTTPBody {
+			got[ev.Conn] = string(ev.Body.Data)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"h1": "0", "model-h1": "1"}, got); diff != "" {
+		t.Errorf("response bodies by connection (-want +got):\n%s", diff)
+	}
+}

@@ -77,7 +77,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		uc.conn.Close()
 		return
 	}
-	id := "ws" + strconv.FormatUint(p.wsIDs.Add(1), 10)
+	id := p.prefix + "ws" + strconv.FormatUint(p.wsIDs.Add(1), 10)
 	ext := uc.resp.Header.Get("Sec-WebSocket-Extensions")
 	deflate := httphop.HasToken(uc.resp.Header, "Sec-WebSocket-Extensions", "permessage-deflate")
 	attrs := fmt.Appendf(nil, `{"clientCompressed":%t,"upstreamCompressed":%t`, deflate, deflate)
@@ -132,7 +132,7 @@ const wsAbnormal = 1006
 // gets 401, say) to the client, and records it as an HTTP exchange. resp is
 // nil when the upstream could not be reached.
 func (p *Proxy) refuseUpgrade(w http.ResponseWriter, r *http.Request, resp *http.Response, err error) {
-	ex := &httpExchange{p: p, id: "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
+	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
 	if resp == nil {
 		ex.end(0, fmt.Errorf("websocket upgrade: %w", err))
