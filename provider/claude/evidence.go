@@ -9,27 +9,32 @@ import (
 )
 
 // TapFrame is one line of the stream a provider sends to the recorder's
-// stdio tap endpoint (EnvTap): first a frame with Argv and Pid, then one frame
-// per stdin ("in") or stdout ("out") line, then one with Exit.
+// stdio tap endpoint (EnvTap): first a frame with Argv and Pid (and, from a
+// wrapper, the Exec it ran), then one frame per stdin ("in"), stdout ("out")
+// or stderr ("err") line, then one with Exit (and Signal, when a signal ended
+// the process; Exit is then -1).
 type TapFrame struct {
-	Argv []string `json:"argv,omitempty"`
-	Pid  int      `json:"pid,omitempty"`
-	Dir  string   `json:"dir,omitempty"` // "in" (stdin) or "out" (stdout)
-	Line string   `json:"line,omitempty"`
-	Exit *int     `json:"exit,omitempty"`
+	Argv   []string `json:"argv,omitempty"`
+	Exec   []string `json:"exec,omitempty"`
+	Pid    int      `json:"pid,omitempty"`
+	Dir    string   `json:"dir,omitempty"` // TapIn, TapOut or TapErr
+	Line   string   `json:"line,omitempty"`
+	Exit   *int     `json:"exit,omitempty"`
+	Signal string   `json:"signal,omitempty"`
 }
 
 // Tap directions.
 const (
 	TapIn  = "in"
 	TapOut = "out"
+	TapErr = "err"
 )
 
-// tapClient streams frames to the tap endpoint in one POST. Frames are queued
-// in order and written by one goroutine, so a slow recorder never blocks the
+// Tap streams frames to the tap endpoint in one POST. Frames are queued in
+// order and written by one goroutine, so a slow recorder never blocks the
 // protocol; Close sends the exit frame and waits until the recorder has read
-// everything (or the connection failed).
-type tapClient struct {
+// everything (or the connection failed). A nil *Tap does nothing.
+type Tap struct {
 	mu     sync.Mutex
 	queue  []TapFrame
 	closed bool
@@ -37,8 +42,10 @@ type tapClient struct {
 	done   chan struct{}
 }
 
-func newTapClient(url string, hc *http.Client, argv []string, pid int, logf func(string, ...any)) *tapClient {
-	t := &tapClient{wake: make(chan struct{}, 1), done: make(chan struct{})}
+// NewTap starts the stream to the tap endpoint at url with the first frame
+// (first.Argv must be set); logf hears why the stream failed, if it does.
+func NewTap(url string, hc *http.Client, first TapFrame, logf func(string, ...any)) *Tap {
+	t := &Tap{wake: make(chan struct{}, 1), done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	req, err := http.NewRequest(http.MethodPost, url, pr)
 	if err != nil {
@@ -47,7 +54,7 @@ func newTapClient(url string, hc *http.Client, argv []string, pid int, logf func
 		return nil
 	}
 	req.Header.Set("Content-Type", "application/x-ndjson")
-	t.queue = append(t.queue, TapFrame{Argv: argv, Pid: pid})
+	t.queue = append(t.queue, first)
 	resp := make(chan error, 1)
 	go func() {
 		res, err := hc.Do(req)
@@ -94,7 +101,8 @@ func (e *tapStatusError) Error() string {
 	return "tap endpoint answered HTTP " + http.StatusText(e.status)
 }
 
-func (t *tapClient) send(f TapFrame) {
+// Send queues one frame.
+func (t *Tap) Send(f TapFrame) {
 	if t == nil {
 		return
 	}
@@ -109,14 +117,15 @@ func (t *tapClient) send(f TapFrame) {
 	}
 }
 
-// close sends the exit frame and waits for the stream to end.
-func (t *tapClient) close(code int) {
+// Close sends the exit frame (the exit status, or -1 and the signal that
+// ended the process) and waits for the stream to end.
+func (t *Tap) Close(code int, signal string) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	if !t.closed {
-		t.queue = append(t.queue, TapFrame{Exit: &code})
+		t.queue = append(t.queue, TapFrame{Exit: &code, Signal: signal})
 		t.closed = true
 	}
 	t.mu.Unlock()

@@ -83,14 +83,14 @@ func Run(ctx context.Context, args []string, opts *Options) error {
 		if argv == nil {
 			argv = os.Args
 		}
-		s.tap = newTapClient(u, o.HTTPClient, argv, o.Pid, s.logf)
+		s.tap = NewTap(u, o.HTTPClient, TapFrame{Argv: argv, Pid: o.Pid}, s.logf)
 	}
 	err = s.run(ctx)
 	code := 0
 	if err != nil {
 		code = 1
 	}
-	s.tap.close(code)
+	s.tap.Close(code, "")
 	return err
 }
 
@@ -101,7 +101,7 @@ type session struct {
 	fault  string
 	id     string
 	tools  mcpTools
-	tap    *tapClient
+	tap    *Tap
 	outMu  sync.Mutex
 	out    *bufio.Writer
 	logMu  sync.Mutex
@@ -170,7 +170,7 @@ func (s *session) emit(m Message) {
 func (s *session) writeLine(line string) {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
-	s.tap.send(TapFrame{Dir: TapOut, Line: line})
+	s.tap.Send(TapFrame{Dir: TapOut, Line: line})
 	s.out.WriteString(line)
 	s.out.WriteByte('\n')
 	if err := s.out.Flush(); err != nil {
@@ -219,7 +219,7 @@ func (s *session) read(ctx context.Context) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		s.tap.send(TapFrame{Dir: TapIn, Line: line})
+		s.tap.Send(TapFrame{Dir: TapIn, Line: line})
 		var m Message
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			s.logf("stdin line is not JSON (%v): %.200q", err, line)
@@ -317,7 +317,7 @@ func (s *session) toolUse(name string, input any) string {
 }
 
 func (s *session) toolResult(id, content string, isError bool) {
-	s.emit(Message{Type: TypeUser, Message: &Turn{Role: "user", Content: Content{{Type: "tool_result", ToolUseID: id, Content: content, IsError: isError}}}, ParentToolUseID: json.RawMessage("null")})
+	s.emit(Message{Type: TypeUser, Message: &Turn{Role: "user", Content: Content{{Type: "tool_result", ToolUseID: id, Content: ResultContent(content), IsError: isError}}}, ParentToolUseID: json.RawMessage("null")})
 }
 
 func (s *session) result(text string, isError bool, origin *Origin, start time.Time) {

@@ -1,6 +1,9 @@
 package claude
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // The Claude CLI's stream-json protocol: one JSON object per line on stdin
 // (from the SDK) and stdout (to the SDK). Message is the union of every line
@@ -190,8 +193,42 @@ type Block struct {
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   string          `json:"content,omitempty"`
+	Content   ResultContent   `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+}
+
+// ResultContent is a tool_result's content: written as a string; read from
+// a string or, as the real CLI writes it, a list of blocks (text blocks, and
+// tool_reference blocks naming the tools ToolSearch loaded), whose texts and
+// tool names it joins with newlines.
+type ResultContent string
+
+// UnmarshalJSON accepts a string or an array of blocks.
+func (c *ResultContent) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = ResultContent(s)
+		return nil
+	}
+	var blocks []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ToolName string `json:"tool_name"`
+	}
+	if err := json.Unmarshal(b, &blocks); err != nil {
+		return err
+	}
+	var parts []string
+	for _, bl := range blocks {
+		switch {
+		case bl.Type == "text":
+			parts = append(parts, bl.Text)
+		case bl.ToolName != "":
+			parts = append(parts, bl.ToolName)
+		}
+	}
+	*c = ResultContent(strings.Join(parts, "\n"))
+	return nil
 }
 
 // UserText builds the line the SDK sends for one user turn.
