@@ -24,7 +24,8 @@ import (
 // cannot tap their pipes; instead every scripted provider streams its argv
 // and its stdin and stdout lines to the tap endpoint below (claude.EnvTap),
 // which records them as one channel per process: proc.start with the argv
-// (credentials redacted), stdio.line per line, proc.exit. Its MCP requests
+// (credentials redacted), stdio.line per stdin and stdout line, proc.log per
+// stderr line (the real CLI's wrapper sends them), proc.exit. Its MCP requests
 // reach the server through the recording proxy (claude.EnvMCPProxy). The
 // variables reach the providers through the server's environment.
 
@@ -79,8 +80,9 @@ func (t *providerTap) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	attrs, _ := json.Marshal(struct {
 		Argv []string `json:"argv"`
+		Exec []string `json:"exec,omitempty"` // what a wrapper ran instead (the MCP URL through the proxy)
 		Pid  int      `json:"pid"`
-	}{first.Argv, first.Pid})
+	}{first.Argv, first.Exec, first.Pid})
 	t.emit(&bundle.Event{Kind: bundle.KindProcStart, Conn: name, Attrs: attrs})
 	in := record.TapWriter(t.rec, name, bundle.DirClientToServer, io.Discard)
 	out := record.TapWriter(t.rec, name, bundle.DirServerToClient, io.Discard)
@@ -97,7 +99,7 @@ func (t *providerTap) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if f.Exit != nil {
-			exit.Code = *f.Exit
+			exit.Code, exit.Name = *f.Exit, f.Signal
 			break
 		}
 		switch f.Dir {
@@ -105,6 +107,8 @@ func (t *providerTap) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(in, f.Line+"\n")
 		case claude.TapOut:
 			io.WriteString(out, f.Line+"\n")
+		case claude.TapErr:
+			t.emit(&bundle.Event{Kind: bundle.KindProcLog, Conn: name, Type: bundle.TypeStderr, Body: bundle.Text([]byte(f.Line))})
 		}
 	}
 	in.Close()
@@ -149,13 +153,19 @@ func providerEnv(tapURL, proxyURL, upstream, shimDir string) []string {
 // `wireproof provider claude` (this executable, by absolute path), and the
 // binaryPath setting into the server's fresh home for servers that read it.
 func installScriptedProvider(dir, home, exe string) error {
+	return installClaude(dir, home, "#!/bin/sh\nexec "+shellQuote(exe)+" provider claude \"$@\"\n")
+}
+
+// installClaude writes script as the executable `claude` in dir, and its
+// path as the providers.claudeAgent.binaryPath setting into the server's
+// fresh home.
+func installClaude(dir, home, script string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	shim := filepath.Join(dir, "claude")
-	script := "#!/bin/sh\nexec " + shellQuote(exe) + " provider claude \"$@\"\n"
 	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
-		return fmt.Errorf("writing the scripted provider: %w", err)
+		return fmt.Errorf("writing the server's claude: %w", err)
 	}
 	settings := filepath.Join(home, "userdata", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {

@@ -30,7 +30,8 @@ func newWorkspace(ctx context.Context, keepIn string) (*workspace, error) {
 	if dir == "" {
 		removeStaleRunDirs(os.TempDir())
 		dir, err = os.MkdirTemp("", runDirPattern())
-	} else {
+	} else if dir, err = filepath.Abs(dir); err == nil {
+		// Absolute: the server runs in it, and reads its home and settings from there.
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err != nil {
