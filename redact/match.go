@@ -1,200 +1,424 @@
 package redact
 
 import (
-	"bytes"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
-// A pattern finds one secret in text whatever spelling each of its characters
-// takes on the wire, and in any mix of them within one occurrence:
+// A matcher finds every secret of a set in text, whatever spelling each of
+// its characters takes on the wire and in any mix of them within one
+// occurrence:
 //
 //	raw            a-b c/d&
 //	JSON escapes   \u0061 or \u0041-style escapes of any character (either hex
 //	               case, surrogate pairs above U+FFFF), \/ \" \\ \n \t \r \b \f
 //	percent        %2D %2d of any byte, + or %20 for a space
 //
-// Rather than listing spellings (there are exponentially many), a pattern is
-// a small automaton over the secret's characters: at each character it tries
-// the raw bytes, a percent-encoded byte and a JSON escape. A JSON escape whose
-// backslash is itself percent-encoded, HTML entities and other encodings are
-// not recognised (docs/redaction.md).
-type pattern struct {
-	secret string
-	units  []unit
-	starts []byte // the bytes an occurrence can begin with
-	// maxLen is the longest spelling: 12 bytes per character at most (a
-	// surrogate pair, or four percent-encoded bytes).
-	maxLen int
+// Rather than listing spellings (there are exponentially many per secret),
+// the text is read as a lattice of tokens: at each byte, the byte itself, and
+// where the byte starts one, a percent-encoded byte, a JSON escape (its UTF-8
+// bytes) or a + (a space). One Aho-Corasick automaton over the secrets' bytes
+// runs along every path of that lattice at once: paths fork only at %, \ and
+// +, and paths that meet at the same byte in the same state are merged, so
+// the cost per byte of text does not depend on the number of secrets. A
+// JSON escape whose backslash is itself percent-encoded, HTML entities and
+// other encodings are not recognised (docs/redaction.md).
+//
+// Each path remembers where in the text each of its last decoded bytes
+// began (a ring as long as the longest secret), so an occurrence found at
+// its end knows its start. Where two paths merge, the earlier start of each
+// byte is kept: both are occurrences, and the replacement covers both.
+type matcher struct {
+	root  [256]int32 // the state after each byte from the root; 0: none
+	edges []edgeList // per state, its transitions (the root's are in root)
+	fail  []int32
+	depth []int32
+	// outLen is the length of the longest secret that ends at the state
+	// (its own or one on its failure chain); 0 if none.
+	outLen []int32
+	// special marks the bytes that start a token other than themselves:
+	// %, \ and, if some secret has a space, +.
+	special [256]bool
+	// live marks the bytes on which the root has a transition, or that are
+	// special: a single path at the root skips every other byte.
+	live     [256]bool
+	ringSize int // a power of two, at least the longest secret
+	pool     sync.Pool
 }
 
-// unit is one character of a secret: a rune and its UTF-8 bytes, or one byte
-// of invalid UTF-8 (r < 0), which has no JSON escape.
-type unit struct {
-	r rune
-	b []byte
+type edgeList struct {
+	b  []byte
+	to []int32
 }
 
-func newPattern(secret string) *pattern {
-	p := &pattern{secret: secret}
-	for i := 0; i < len(secret); {
-		r, n := utf8.DecodeRuneInString(secret[i:])
-		if r == utf8.RuneError && n <= 1 {
-			r = -1
+func (e *edgeList) get(c byte) int32 {
+	for i, x := range e.b {
+		if x == c {
+			return e.to[i]
 		}
-		p.units = append(p.units, unit{r: r, b: []byte(secret[i : i+n])})
-		i += n
 	}
-	first := p.units[0]
-	p.starts = []byte{first.b[0], '%'}
-	if first.r >= 0 {
-		p.starts = append(p.starts, '\\')
-	}
-	if first.b[0] == ' ' {
-		p.starts = append(p.starts, '+')
-	}
-	p.maxLen = 12 * len(p.units)
-	return p
+	return -1
 }
 
-type matchState uint8
-
-const (
-	noMatch matchState = iota
-	partialMatch
-	fullMatch
-)
-
-// match reports whether an occurrence of p begins at b[i]: fullMatch with its
-// end, or partialMatch if b ends while the occurrence could still go on.
-func (p *pattern) match(b []byte, i int) (end int, st matchState) {
-	return p.matchFrom(b, i, 0)
+func newMatcher(secrets []string) *matcher {
+	m := &matcher{edges: []edgeList{{}}, fail: []int32{0}, depth: []int32{0}, outLen: []int32{0}}
+	longest := 1
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		longest = max(longest, len(sec))
+		s := int32(0)
+		for i := range len(sec) {
+			c := sec[i]
+			var t int32 = -1
+			if s == 0 {
+				if m.root[c] != 0 {
+					t = m.root[c]
+				}
+			} else {
+				t = m.edges[s].get(c)
+			}
+			if t < 0 {
+				t = int32(len(m.fail))
+				m.edges = append(m.edges, edgeList{})
+				m.fail = append(m.fail, 0)
+				m.depth = append(m.depth, m.depth[s]+1)
+				m.outLen = append(m.outLen, 0)
+				if s == 0 {
+					m.root[c] = t
+				} else {
+					m.edges[s].b = append(m.edges[s].b, c)
+					m.edges[s].to = append(m.edges[s].to, t)
+				}
+			}
+			s = t
+		}
+		m.outLen[s] = int32(len(sec))
+		if slices.Contains([]byte(sec), ' ') {
+			m.special['+'] = true
+		}
+	}
+	m.special['%'], m.special['\\'] = true, true
+	// Failure links, breadth first.
+	var queue []int32
+	for c := range 256 {
+		if t := m.root[c]; t != 0 {
+			m.fail[t] = 0
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		m.outLen[s] = max(m.outLen[s], m.outLen[m.fail[s]])
+		e := &m.edges[s]
+		for i, c := range e.b {
+			t := e.to[i]
+			m.fail[t] = m.step(m.fail[s], c)
+			queue = append(queue, t)
+		}
+	}
+	for c := range 256 {
+		m.live[c] = m.root[c] != 0 || m.special[c]
+	}
+	m.ringSize = 1
+	for m.ringSize < longest {
+		m.ringSize <<= 1
+	}
+	return m
 }
 
-func (p *pattern) matchFrom(b []byte, j, k int) (int, matchState) {
-	if k == len(p.units) {
-		return j, fullMatch
+// step returns the state after byte c from state s.
+func (m *matcher) step(s int32, c byte) int32 {
+	for s != 0 {
+		if t := m.edges[s].get(c); t >= 0 {
+			return t
+		}
+		s = m.fail[s]
 	}
-	best, st := -1, noMatch
-	p.unitEnds(b, j, &p.units[k], func(e int, partial bool) {
-		if partial {
-			st = max(st, partialMatch)
+	return m.root[c]
+}
+
+// path is one reading of the text so far: its automaton state and, for its
+// last decoded bytes, where each began in the text.
+type path struct {
+	s    int32
+	n    int     // decoded bytes read
+	ring []int32 // ring[k&mask]: the text offset of decoded byte k
+}
+
+// scratch is what one find needs, pooled so that a clean text costs no
+// allocation.
+type scratch struct {
+	at    [16][]*path // the paths that reach text offset j, at [j&15]
+	free  []*path
+	spans []span
+}
+
+func (m *matcher) newPath(sc *scratch) *path {
+	if n := len(sc.free); n > 0 {
+		p := sc.free[n-1]
+		sc.free = sc.free[:n-1]
+		return p
+	}
+	return &path{ring: make([]int32, m.ringSize)}
+}
+
+// start returns the text offset at which the last k decoded bytes of p
+// began.
+func (p *path) start(k int32) int {
+	return int(p.ring[(p.n-int(k))&(len(p.ring)-1)])
+}
+
+// feed reads decoded bytes dec, which began at text offset from and end at
+// end, and records an occurrence of a secret that ends in them.
+func (m *matcher) feed(sc *scratch, p *path, dec []byte, from, end int) {
+	mask := len(p.ring) - 1
+	for _, c := range dec {
+		p.ring[p.n&mask] = int32(from)
+		p.n++
+		p.s = m.step(p.s, c)
+		if l := m.outLen[p.s]; l > 0 {
+			sc.spans = append(sc.spans, span{p.start(l), end})
+		}
+	}
+}
+
+// fork returns a copy of p (as far as its state can look back).
+func (m *matcher) fork(sc *scratch, p *path) *path {
+	q := m.newPath(sc)
+	q.s, q.n = p.s, p.n
+	mask := len(p.ring) - 1
+	for k := p.n - int(m.depth[p.s]); k < p.n; k++ {
+		q.ring[k&mask] = p.ring[k&mask]
+	}
+	return q
+}
+
+// arrive adds p to the paths that reach text offset j, merging it into one
+// in the same state. (Every offset is reached by the raw reading of the
+// byte before it, so a reading at the root, which finds nothing another
+// reading at the same offset would not, need not be kept beside it; find
+// drops one as it forks.)
+func (m *matcher) arrive(sc *scratch, p *path, j int) {
+	b := &sc.at[j&15]
+	for _, q := range *b {
+		if q.s == p.s {
+			mask := len(p.ring) - 1
+			for k := int32(1); k <= m.depth[p.s]; k++ {
+				qi, pi := (q.n-int(k))&mask, (p.n-int(k))&mask
+				q.ring[qi] = min(q.ring[qi], p.ring[pi])
+			}
+			sc.free = append(sc.free, p)
 			return
 		}
-		if end, s := p.matchFrom(b, e, k+1); s == fullMatch {
-			if st != fullMatch || end > best {
-				best = end
+	}
+	*b = append(*b, p)
+}
+
+// find returns the occurrences of the secrets in b, sorted and merged where
+// they overlap, and the start of the earliest occurrence that may be cut off
+// by the end of b (len(b) if none).
+func (m *matcher) find(b []byte) (spans []span, partial int) {
+	sc, _ := m.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	partial = len(b)
+	var dec [4]byte
+	first := m.newPath(sc)
+	first.s, first.n = 0, 0
+	sc.at[0] = append(sc.at[0], first)
+	pending := 1 // paths in sc.at
+	for j := 0; j < len(b) && pending > 0; j++ {
+		here := sc.at[j&15]
+		sc.at[j&15] = here[:0]
+		pending -= len(here)
+		if len(here) == 1 && pending == 0 {
+			// One reading: the fast path, until a byte that may fork it.
+			p := here[0]
+			for j < len(b) && !m.special[b[j]] {
+				if p.s == 0 {
+					for j+4 <= len(b) && !m.live[b[j]] && !m.live[b[j+1]] && !m.live[b[j+2]] && !m.live[b[j+3]] {
+						j += 4
+					}
+					for j < len(b) && !m.live[b[j]] {
+						j++
+					}
+					if j == len(b) || m.special[b[j]] {
+						break
+					}
+				}
+				dec[0] = b[j]
+				m.feed(sc, p, dec[:1], j, j+1)
+				j++
 			}
-			st = fullMatch
-		} else {
-			st = max(st, s)
+			if j == len(b) {
+				m.arrive(sc, p, j)
+				pending++
+				break
+			}
+			m.tokens(sc, p, b, j, &partial, &pending)
+			continue
 		}
-	})
-	return best, st
+		for _, p := range here {
+			m.tokens(sc, p, b, j, &partial, &pending)
+		}
+	}
+	// The paths left reach the end of b: one inside a secret may be cut off.
+	for i := range sc.at {
+		for _, p := range sc.at[i] {
+			if d := m.depth[p.s]; d > 0 {
+				partial = min(partial, p.start(d))
+			}
+			sc.free = append(sc.free, p)
+		}
+		sc.at[i] = sc.at[i][:0]
+	}
+	if partial < len(b) {
+		partial -= escapeBefore(b, partial)
+	}
+	spans = mergeSpans(b, sc.spans)
+	sc.spans = sc.spans[:0]
+	m.pool.Put(sc)
+	return spans, partial
 }
 
-// unitEnds calls fn with every position at which one spelling of u starting
-// at b[j] ends, or with partial set if b ends inside a spelling that could
-// still be u.
-func (p *pattern) unitEnds(b []byte, j int, u *unit, fn func(end int, partial bool)) {
-	if j >= len(b) {
-		fn(j, true)
-		return
-	}
-	bytesEnds(b, j, u.b, fn)
-	if u.r >= 0 && b[j] == '\\' {
-		escapeEnd(b, j, u.r, fn)
-	}
-}
-
-// bytesEnds matches the bytes of one character, each raw or percent-encoded
-// (a space also as +).
-func bytesEnds(b []byte, j int, want []byte, fn func(end int, partial bool)) {
-	if len(want) == 0 {
-		fn(j, false)
-		return
-	}
-	if j >= len(b) {
-		fn(j, true)
-		return
-	}
-	c := want[0]
-	if b[j] == c || (c == ' ' && b[j] == '+') {
-		bytesEnds(b, j+1, want[1:], fn)
-	}
-	if b[j] == '%' {
+// tokens moves path p, at text offset j, along every token that begins at
+// j: the byte itself, and a percent-encoded byte, a JSON escape or a + where
+// one begins. A token cut off by the end of b makes a partial occurrence.
+func (m *matcher) tokens(sc *scratch, p *path, b []byte, j int, partial, pending *int) {
+	var dec [4]byte
+	c := b[j]
+	var alt []byte
+	altEnd, cut := 0, false
+	switch c {
+	case '+':
+		if m.special['+'] {
+			dec[0], alt, altEnd = ' ', dec[:1], j+1
+		}
+	case '%':
 		switch {
 		case j+2 < len(b):
-			if isHex(b[j+1]) && isHex(b[j+2]) && unhex(b[j+1])<<4|unhex(b[j+2]) == c {
-				bytesEnds(b, j+3, want[1:], fn)
+			if isHex(b[j+1]) && isHex(b[j+2]) {
+				dec[0], alt, altEnd = unhex(b[j+1])<<4|unhex(b[j+2]), dec[:1], j+3
 			}
-		case j+1 == len(b) || isHex(b[j+1]) && unhex(b[j+1]) == c>>4:
-			fn(len(b), true)
+		case j+1 == len(b) || isHex(b[j+1]):
+			cut = true
+		}
+	case '\\':
+		alt, altEnd, cut = jsonEscape(b, j, dec[:0])
+	}
+	if cut {
+		st := j
+		if d := m.depth[p.s]; d > 0 {
+			st = p.start(d)
+		}
+		*partial = min(*partial, st)
+	}
+	if alt != nil {
+		q := m.fork(sc, p)
+		m.feed(sc, q, alt, j, altEnd)
+		if q.s == 0 {
+			// A reading back at the root is no different from the one
+			// the raw bytes bring to altEnd: drop it.
+			sc.free = append(sc.free, q)
+		} else {
+			m.arrive(sc, q, altEnd)
+			*pending++
 		}
 	}
+	dec[0] = c
+	m.feed(sc, p, dec[:1], j, j+1)
+	m.arrive(sc, p, j+1)
+	*pending++
 }
 
-// jsonShort maps the characters JSON may escape with two bytes to the second.
-var jsonShort = map[rune]byte{'"': '"', '\\': '\\', '/': '/', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+// jsonShort maps the second byte of a two-byte JSON escape to the character
+// it stands for.
+var jsonShort = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// escapeEnd matches a JSON escape of r at b[j] (a backslash).
-func escapeEnd(b []byte, j int, r rune, fn func(end int, partial bool)) {
+// jsonEscape decodes the JSON escape at b[j] (a backslash) into dec and
+// returns it with the offset it ends at, or nil; cut reports an escape that
+// may be cut off by the end of b.
+func jsonEscape(b []byte, j int, dec []byte) (out []byte, end int, cut bool) {
 	if j+1 >= len(b) {
-		fn(len(b), true)
-		return
+		return nil, 0, true
 	}
-	if s, ok := jsonShort[r]; ok && b[j+1] == s {
-		fn(j+2, false)
+	if s := jsonShort[b[j+1]]; s != 0 {
+		return append(dec, s), j + 2, false
 	}
 	if b[j+1] != 'u' {
-		return
+		return nil, 0, false
 	}
-	var want []rune
-	if r >= 0x10000 {
-		r1, r2 := utf16Pair(r)
-		want = []rune{r1, r2}
-	} else {
-		want = []rune{r}
+	r, end, ok, cut := hex4(b, j)
+	if !ok {
+		return nil, 0, cut
 	}
-	p := j
-	for _, w := range want {
-		if p+6 > len(b) {
-			// b ends inside the escape: partial if what is there agrees.
-			if hexPrefixAgrees(b[p:], w) {
-				fn(len(b), true)
-			}
-			return
+	switch {
+	case 0xdc00 <= r && r < 0xe000:
+		return nil, 0, false // a low surrogate alone stands for no character
+	case 0xd800 <= r && r < 0xdc00:
+		lo, end2, ok, cut := hex4(b, end)
+		if !ok || lo < 0xdc00 || lo >= 0xe000 {
+			return nil, 0, cut
 		}
-		if b[p] != '\\' || b[p+1] != 'u' || !allHex(b[p+2:p+6]) || hexValue(b[p+2:p+6]) != w {
-			return
-		}
-		p += 6
+		r, end = 0x10000+(r-0xd800)<<10+(lo-0xdc00), end2
 	}
-	fn(p, false)
+	return utf8.AppendRune(dec, r), end, false
 }
 
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+// hex4 reads the escape \uXXXX at b[j]; cut reports one that may be cut off
+// by the end of b.
+func hex4(b []byte, j int) (r rune, end int, ok, cut bool) {
+	if j+6 > len(b) {
+		return 0, 0, false, hexPrefix(b[j:])
+	}
+	if b[j] != '\\' || b[j+1] != 'u' || !allHex(b[j+2:j+6]) {
+		return 0, 0, false, false
+	}
+	return hexValue(b[j+2 : j+6]), j + 6, true, false
 }
 
-// hexPrefixAgrees reports whether b (shorter than 6 bytes) is the start of
-// the escape \uXXXX of w.
-func hexPrefixAgrees(b []byte, w rune) bool {
+// hexPrefix reports whether b (shorter than 6 bytes) may be the start of an
+// escape \uXXXX.
+func hexPrefix(b []byte) bool {
 	const lit = `\u`
 	for i, c := range b {
-		switch {
-		case i < 2:
-			if c != lit[i] {
-				return false
-			}
-		case !isHex(c) || rune(unhex(c)) != (w>>(4*(5-i)))&0xf:
+		if i < 2 && c != lit[i] || i >= 2 && !isHex(c) {
 			return false
 		}
 	}
 	return true
 }
 
+// mergeSpans sorts spans, widens each start over a JSON escape it begins
+// inside (so the replacement keeps a JSON string valid) and merges those
+// that overlap, into a new slice (nil if there are none).
+func mergeSpans(b []byte, spans []span) []span {
+	if len(spans) == 0 {
+		return nil
+	}
+	out := make([]span, len(spans))
+	for i, sp := range spans {
+		out[i] = span{sp.start - escapeBefore(b, sp.start), sp.end}
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
+	merged := out[:1]
+	for _, sp := range out[1:] {
+		last := &merged[len(merged)-1]
+		if sp.start < last.end {
+			last.end = max(last.end, sp.end)
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged
+}
+
+// hexValue is the value of the hex digits b.
 func hexValue(b []byte) rune {
 	var v rune
 	for _, c := range b {
@@ -203,6 +427,7 @@ func hexValue(b []byte) rune {
 	return v
 }
 
+// unhex is the value of the hex digit c.
 func unhex(c byte) byte {
 	switch {
 	case '0' <= c && c <= '9':
@@ -217,67 +442,6 @@ func unhex(c byte) byte {
 
 // span is b[start:end], an occurrence of a secret.
 type span struct{ start, end int }
-
-// find returns the occurrences of every pattern in b, sorted and merged where
-// they overlap, and the start of the earliest occurrence cut off by the end
-// of b (len(b) if none).
-func (s *Set) find(b []byte) (spans []span, partial int) {
-	partial = len(b)
-	for _, st := range s.starts {
-		for off := 0; off < len(b); {
-			i := bytes.IndexByte(b[off:], st.b)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + 1
-			for _, p := range st.pats {
-				end, m := p.match(b, i)
-				switch m {
-				case fullMatch:
-					spans = append(spans, span{i - escapeBefore(b, i), end})
-				case partialMatch:
-					partial = min(partial, i-escapeBefore(b, i))
-				}
-			}
-		}
-	}
-	if len(spans) > 1 {
-		slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
-		out := spans[:1]
-		for _, sp := range spans[1:] {
-			last := &out[len(out)-1]
-			if sp.start < last.end {
-				last.end = max(last.end, sp.end)
-				continue
-			}
-			out = append(out, sp)
-		}
-		spans = out
-	}
-	return spans, partial
-}
-
-// startPatterns lists the patterns an occurrence beginning with byte b may be.
-type startPatterns struct {
-	b    byte
-	pats []*pattern
-}
-
-func buildStarts(pats []*pattern) []startPatterns {
-	var out []startPatterns
-	for _, p := range pats {
-		for _, c := range p.starts {
-			i := slices.IndexFunc(out, func(s startPatterns) bool { return s.b == c })
-			if i < 0 {
-				out = append(out, startPatterns{b: c})
-				i = len(out) - 1
-			}
-			out[i].pats = append(out[i].pats, p)
-		}
-	}
-	return out
-}
 
 // escapeBefore returns how many bytes before b[i] belong to a JSON escape
 // sequence the match at i starts inside ("\n" or "\u00"), so the replacement

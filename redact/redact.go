@@ -49,9 +49,25 @@ const minLearned = 6
 // Set is an immutable snapshot of the secrets: one pattern per secret,
 // each finding it in every spelling it may take on the wire (see pattern).
 type Set struct {
-	pats   []*pattern
-	starts []startPatterns
-	maxLen int // the longest spelling of any secret, which bounds a stream's hold-back
+	secrets []string // each secret, and the base64 spellings of those given
+	m       *matcher // nil if there are none
+}
+
+// newSet returns the set of secrets.
+func newSet(secrets []string) *Set {
+	if len(secrets) == 0 {
+		return &Set{}
+	}
+	return &Set{secrets: secrets, m: newMatcher(secrets)}
+}
+
+// find returns the occurrences of the secrets in b and where the earliest
+// that b may cut off begins (len(b) if none).
+func (s *Set) find(b []byte) ([]span, int) {
+	if s.m == nil {
+		return nil, len(b)
+	}
+	return s.m.find(b)
 }
 
 // A Redactor holds the secrets of a recording. Lookups take an atomic
@@ -61,18 +77,20 @@ type Redactor struct {
 	fields *fieldSet // never changes
 
 	mu    sync.Mutex
-	known map[string]bool
+	known map[string]bool // the secrets added
+	in    map[string]bool // what the set holds: the secrets and their spellings
 	set   atomic.Pointer[Set]
 }
 
 // New returns a Redactor of secrets that learns the values of the token
 // fields named (DefaultTokenFields if nil).
 func New(secrets, tokenFields []string) *Redactor {
-	r := &Redactor{fields: newFieldSet(tokenFields), known: map[string]bool{}}
-	r.set.Store(&Set{})
+	r := &Redactor{fields: newFieldSet(tokenFields), known: map[string]bool{}, in: map[string]bool{}}
+	var all []string
 	for _, s := range secrets {
-		r.add(s, false)
+		all = r.spellings(all, s, false)
 	}
+	r.set.Store(newSet(all))
 	return r
 }
 
@@ -90,34 +108,39 @@ func (r *Redactor) String(s string, set *Set) string { return r.str(s, set) }
 
 // add adds secret s (learned: found in a token field, so subject to
 // minLearned). A secret given by the user also gets its base64 spellings. It
-// reports whether the set changed.
+// reports whether the set changed. The matcher is built anew, in time linear
+// in the secrets' length: that happens a handful of times per run.
 func (r *Redactor) add(s string, learned bool) bool {
-	if s == "" || strings.Contains(s, Redacted) || (learned && len(s) < minLearned) {
-		return false
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.known[s] {
+	old := r.set.Load()
+	all := r.spellings(slices.Clip(old.secrets), s, learned)
+	if len(all) == len(old.secrets) {
 		return false
 	}
+	r.set.Store(newSet(all))
+	return true
+}
+
+// spellings appends to all secret s and, unless learned, its base64
+// spellings, if s is one to add and is new. r.mu is held (or r is not shared
+// yet).
+func (r *Redactor) spellings(all []string, s string, learned bool) []string {
+	if s == "" || strings.Contains(s, Redacted) || (learned && len(s) < minLearned) || r.known[s] {
+		return all
+	}
 	r.known[s] = true
-	old := r.set.Load()
-	pats := slices.Clone(old.pats)
 	news := []string{s}
 	if !learned {
 		news = append(news, spelling.Base64Stable(s)...)
 	}
 	for _, v := range news {
-		if !slices.ContainsFunc(pats, func(p *pattern) bool { return p.secret == v }) {
-			pats = append(pats, newPattern(v))
+		if !r.in[v] {
+			r.in[v] = true
+			all = append(all, v)
 		}
 	}
-	set := &Set{pats: pats, starts: buildStarts(pats)}
-	for _, p := range pats {
-		set.maxLen = max(set.maxLen, p.maxLen)
-	}
-	r.set.Store(set)
-	return true
+	return all
 }
 
 // Text returns s with every secret of o, and every value of a token field of
@@ -280,7 +303,7 @@ func (r *Redactor) textHinted(b []byte, set *Set, hint bool) []byte {
 			out = append(out, b[last:]...)
 		}
 	}
-	if len(set.pats) == 0 {
+	if set.m == nil {
 		return out
 	}
 	spans, _ := set.find(out)

@@ -92,6 +92,9 @@ func TestRedactFastPathDoesNotCopy(t *testing.T) {
 	if &out[0] != &in[0] {
 		t.Error("text copied a payload that holds no secret")
 	}
+	if raceEnabled {
+		return // the matcher's pooled scratch is dropped at random
+	}
 	if n := testing.AllocsPerRun(100, func() { r.Bytes(in, r.Snapshot()) }); n != 0 {
 		t.Errorf("text allocates %v times per clean payload, want 0", n)
 	}

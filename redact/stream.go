@@ -73,7 +73,7 @@ func (r *Redactor) cut(b []byte) int {
 	set := r.Snapshot()
 	cut := len(b)
 	var spans []span
-	if len(set.pats) > 0 {
+	if set.m != nil {
 		spans, cut = set.find(b)
 	}
 	cut = min(cut, hold)

@@ -113,6 +113,8 @@ var lines = []line{
 	{name: "http 1GiB streamed response, 64 MiB / peak heap", bench: "BenchmarkHTTPStream/recorded", metric: "budget-ratio", higherIsBetter: true, target: 1, unit: "x"},
 	{name: "playback ws 1KiB echo msgs/s, playback vs direct", bench: "BenchmarkPlaybackWS/playback", baseBench: "BenchmarkPlaybackWS/direct", metric: "msgs/s", higherIsBetter: true, target: 0.4, unit: "msg/s"},
 	{name: "playback http 20KiB json x8 req/s, playback vs direct", bench: "BenchmarkPlaybackHTTP/playback", baseBench: "BenchmarkPlaybackHTTP/direct", metric: "req/s", higherIsBetter: true, target: 0.5, unit: "req/s"},
+	{name: "redaction per request, 100 secrets vs 1 (cost)", bench: "BenchmarkRedactSecrets/secrets=100", baseBench: "BenchmarkRedactSecrets/secrets=1", metric: "ns/op", atMost: true, target: 2, unit: "ns"},
+	{name: "redaction per request, 2000 secrets vs 1 (cost)", bench: "BenchmarkRedactSecrets/secrets=2000", baseBench: "BenchmarkRedactSecrets/secrets=1", metric: "ns/op", atMost: true, target: 2, unit: "ns"},
 	{name: "compression, projection-heavy stream", bench: "BenchmarkCompression/projection", metric: "ratio", higherIsBetter: true, target: 100, unit: "x"},
 	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
 }
