@@ -74,6 +74,11 @@ func NewHTTPDecoder(opts *HTTPOptions) *HTTPDecoder {
 	return d
 }
 
+// Held is what the decoder holds state for: the exchanges open and the MCP
+// scopes (sessions, exchanges before a session) in use or with calls in
+// flight. Ended exchanges are dropped, so memory follows what is open.
+func (d *HTTPDecoder) Held() int { return len(d.xs) + len(d.scopes) }
+
 // Feed takes http.* events.
 func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 	switch ev.Kind {

@@ -47,7 +47,7 @@ type HAREntry struct {
 	Timings         HARTimings     `json:"timings"`
 	Comment         string         `json:"comment,omitempty"`
 	ResourceType    string         `json:"_resourceType,omitempty"`
-	WSMessages      []HARWSMessage `json:"_webSocketMessages,omitempty"`
+	WSMessages      []HARWSMessage `json:"_webSocketMessages,omitzero"` // [] for a socket with none (nil for HTTP: omitted)
 }
 
 // HARRequest is a HAR request.

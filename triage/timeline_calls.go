@@ -49,6 +49,9 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 		rc.Ended, rc.EndSeq, rc.EndT, rc.Outcome = true, pe.Seq, pe.T, effectrpc.Outcome(pe.Call.Outcome)
 		if pe.Kind == protocol.KindResponse {
 			rc.Exit = b.body(bundle.Text(pe.Body))
+			if pe.Err != nil {
+				rc.Reason = pe.Err.Error() // answered as an HTTP error (JSON-RPC over HTTP)
+			}
 		} else {
 			rc.Reason = "no response"
 			if pe.Why != "" {
