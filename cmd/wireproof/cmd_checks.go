@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -47,6 +48,7 @@ check fails on.
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the checks as NDJSON, one object per check")
 	f.StringVar(&opts.Suite, "suite", "", "list only the checks of suite `ID` (background-delivery, protocol-conformance)")
+	completeValues(cmd, "suite", suiteValues()...)
 	return cmd
 }
 
@@ -84,4 +86,15 @@ func runChecks(_ context.Context, opts checksOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Suite, c.Stage, c.ID, c.Message)
 	}
 	return tw.Flush()
+}
+
+// suiteValues are the suites of the catalogue, in order, for completion.
+func suiteValues() []string {
+	var out []string
+	for _, c := range assert.Catalogue() {
+		if !slices.Contains(out, c.Suite) {
+			out = append(out, c.Suite)
+		}
+	}
+	return out
 }

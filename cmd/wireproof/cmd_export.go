@@ -14,7 +14,7 @@ import (
 
 // exportOptions are the flags of `wireproof export`.
 type exportOptions struct {
-	HAR string // the HAR file to write
+	Out string // the HAR file to write (-o, or --har as before)
 
 	stdout, stderr io.Writer
 }
@@ -23,13 +23,16 @@ type exportOptions struct {
 func newExportCommand(g *globalOptions) *cobra.Command {
 	var opts exportOptions
 	cmd := &cobra.Command{
-		Use:   "export --har OUT.har BUNDLE|s3://BUCKET/KEY",
+		Use:   "export -o OUT.har BUNDLE|s3://BUCKET/KEY",
 		Short: "Export a bundle's HTTP and WebSocket traffic as a HAR file",
-		Long: `export --har writes the HTTP exchanges and WebSocket connections of a bundle as
+		Long: `export -o OUT.har writes the HTTP exchanges and WebSocket connections of a bundle as
 a HAR 1.2 file that browser developer tools and HAR viewers open. WebSocket
 messages are in each connection's _webSocketMessages, as Chrome writes them.
 Times are the recording's start plus each event's offset. Values redacted in the
 bundle stay redacted.
+
+HAR is the only export format; --har OUT.har, its older spelling, is the same
+as -o OUT.har.
 
 A truncated bundle is exported up to its cut, with a notice; exit 0. A file that
 is missing, not a bundle, or broken before its end exits 3.`,
@@ -39,7 +42,8 @@ is missing, not a bundle, or broken before its end exits 3.`,
 			return runExport(cmd.Context(), opts, args)
 		},
 	}
-	cmd.Flags().StringVar(&opts.HAR, "har", "", "write a HAR 1.2 file to `OUT.har`")
+	outFlag(cmd.Flags(), &opts.Out, "write a HAR 1.2 file to `OUT.har`")
+	aliasFlags(cmd.Flags(), map[string]string{"har": "out"}) // export --har OUT.har before the grammar was one
 	return cmd
 }
 
@@ -50,8 +54,8 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 	if len(args) != 1 {
 		return usageError{errors.New("export takes exactly one BUNDLE")}
 	}
-	if opts.HAR == "" {
-		return usageError{errors.New("export needs --har OUT.har (the only export format)")}
+	if opts.Out == "" {
+		return usageError{errors.New("export needs -o OUT.har (or --har OUT.har): HAR is the only export format")}
 	}
 	if err := notDirectories("export", args); err != nil {
 		return err
@@ -66,13 +70,13 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(opts.HAR, func(w io.Writer) error {
+	if err := writeFileAtomic(opts.Out, func(w io.Writer) error {
 		return triage.WriteHAR(w, tl, &triage.HAROptions{Version: version})
 	}); err != nil {
 		return err
 	}
 	noteTruncated(opts.stderr, tl)
-	fmt.Fprintln(opts.stdout, opts.HAR)
+	fmt.Fprintln(opts.stdout, opts.Out)
 	return nil
 }
 

@@ -67,6 +67,9 @@ serialization on /ws is json unless --serialization (or the bootstrap's
 	f.StringVar(&opts.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&opts.fault, "fault", "", "fault mode (see 'wireproof fixture faults'); overrides the bootstrap's")
 	f.StringVar(&opts.serialization, "serialization", "", "Effect RPC serialization, json or ndjson (default: the bootstrap's, else json)")
+	completeValues(cmd, "log-level", "debug", "info", "warn", "error")
+	completeValues(cmd, "fault", faultValues()...)
+	completeValues(cmd, "serialization", "json", "ndjson")
 	return cmd
 }
 

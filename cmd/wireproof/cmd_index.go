@@ -61,7 +61,7 @@ not be reached, 2 for bad flags.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Out, "out", "o", "", "write the index to `FILE` instead of stdout")
+	outFlag(f, &opts.Out, "write the index to `FILE` instead of stdout")
 	f.IntVar(&opts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles read in parallel")
 	f.BoolVar(&opts.Stats, "stats", false, "print per-scenario and per-check pass, fail and flake figures")
 	return cmd

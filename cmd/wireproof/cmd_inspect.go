@@ -34,6 +34,7 @@ type inspectOptions struct {
 	Seq    string        // "N" or "A-B": a seq range to show
 	Around uint64        // show the events within aroundContext of this seq (0: off)
 	Calls  bool          // print the correlated RPC calls instead of the timeline
+	Quiet  bool          // the timeline without the summary
 
 	seqFrom, seqTo uint64 // parsed from Seq or Around; seqTo 0 means no range
 
@@ -59,7 +60,7 @@ timeline, one line per event, with payloads abbreviated to the terminal width
 
 Filters select the events shown: --kind takes kind prefixes (--kind ws takes every
 ws.* event), --conn connection ids, --from and --to a time range relative to the
-start of the recording (Go durations: 1.5s, 200ms), --seq a seq or a range (86,
+start of the recording (Go durations, 1.5s, 200ms, or seconds, 0.2), --seq a seq or a range (86,
 80-90), --around the events either side of a seq (the @seq a failed check names),
 --limit a number of events.
 
@@ -92,13 +93,15 @@ its end exits 3.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the selected lines as NDJSON in the bundle's own encoding")
 	f.StringArrayVar(&opts.Kinds, "kind", nil, "show events whose kind starts with `K` (repeatable)")
 	f.StringArrayVar(&opts.Conns, "conn", nil, "show events of connection `C` (repeatable)")
-	f.DurationVar(&opts.From, "from", 0, "show events at or after `DUR` from the start")
-	f.DurationVar(&opts.To, "to", 0, "show events at or before `DUR` from the start")
+	durationFlag(f, &opts.From, "from", 0, "show events at or after `DUR` from the start (a duration, 1.5s, or seconds)")
+	durationFlag(f, &opts.To, "to", 0, "show events at or before `DUR` from the start (a duration, 1.5s, or seconds)")
 	f.IntVar(&opts.Limit, "limit", 0, "show at most `N` events (0: all)")
 	f.BoolVar(&opts.Full, "full", false, "print payloads whole instead of abbreviated")
 	f.StringVar(&opts.Seq, "seq", "", "show the events with seq `N` or in the range A-B")
 	f.Uint64Var(&opts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
 	f.BoolVar(&opts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print the timeline without the summary")
+	completeValues(cmd, "kind", kindValues()...)
 	return cmd
 }
 
@@ -289,35 +292,43 @@ func inspectText(ctx context.Context, opts inspectOptions, path string, out *buf
 	if err != nil {
 		return unreadableError{err}
 	}
-	// Pass 1: the summary, from envelopes and payload sizes.
+	// Pass 1: the summary, from envelopes and payload sizes (not with -q).
+	var s *bundleSummary
+	var readErr error
+	if !opts.Quiet {
+		r, err := openBundle(path, false)
+		if err != nil {
+			return err
+		}
+		s = newBundleSummary(path, fi.Size(), r)
+		readErr = eachEvent(ctx, r, func(ev *bundle.Event) bool {
+			s.add(ev, r.Line())
+			return true
+		})
+		var intr interruptedError
+		if errors.As(readErr, &intr) {
+			r.Close()
+			return readErr
+		}
+		s.finish(r, readErr)
+		r.Close()
+		s.print(out)
+	}
+
+	// Pass 2: the timeline, streamed so memory stays bounded.
 	r, err := openBundle(path, false)
 	if err != nil {
 		return err
 	}
-	s := newBundleSummary(path, fi.Size(), r)
-	readErr := eachEvent(ctx, r, func(ev *bundle.Event) bool {
-		s.add(ev, r.Line())
-		return true
-	})
-	var intr interruptedError
-	if errors.As(readErr, &intr) {
-		r.Close()
-		return readErr
-	}
-	s.finish(r, readErr)
-	r.Close()
-	s.print(out)
-
-	// Pass 2: the timeline, streamed so memory stays bounded.
-	r, err = openBundle(path, false)
-	if err != nil {
-		return err
-	}
 	defer r.Close()
-	fmt.Fprintln(out)
+	if s != nil {
+		fmt.Fprintln(out)
+	}
 	shown := 0
+	var lastT int64
 	var line []byte
 	err = eachEvent(ctx, r, func(ev *bundle.Event) bool {
+		lastT = ev.T
 		if !opts.match(ev) {
 			return true
 		}
@@ -328,6 +339,13 @@ func inspectText(ctx context.Context, opts inspectOptions, path string, out *buf
 	})
 	if err != nil {
 		return err
+	}
+	if s == nil { // -q: what this pass read is all there is to go on
+		if shown == 0 && opts.filtered() {
+			fmt.Fprintln(out, noMatch(opts, lastT))
+		}
+		warnTruncated(opts, path, r)
+		return nil
 	}
 	if shown == 0 && opts.filtered() {
 		fmt.Fprintln(out, noMatch(opts, s.lastT))
@@ -614,4 +632,20 @@ func quoteArgs(argv []string) string {
 		q[i] = a
 	}
 	return strings.Join(q, " ")
+}
+
+// kindValues are the event kinds --kind completes: the kinds of a bundle and
+// their families (a prefix takes every kind of its family).
+func kindValues() []string {
+	out := []string{"http", "ws", "gate", "proc"}
+	for _, k := range []bundle.Kind{
+		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd,
+		bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose, bundle.KindWSPing, bundle.KindWSPong, bundle.KindWSError,
+		bundle.KindGateRequest, bundle.KindGateRelease,
+		bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit, bundle.KindProcLog,
+		bundle.KindStdioLine, bundle.KindArtifact, bundle.KindMark, bundle.KindVerdict,
+	} {
+		out = append(out, string(k))
+	}
+	return out
 }

@@ -74,7 +74,9 @@ report included.`,
 	f.StringVar(&opts.timing, "timing", "recorded", "recorded, fast or xN (N times as fast)")
 	f.BoolVar(&opts.strict, "strict", false, "exit 4 if a request missed or a recorded one was never played")
 	f.BoolVar(&opts.json, "json", false, "print the final report as one JSON object on stdout")
-	f.StringVarP(&opts.output, "output", "o", "", "record the playback session into this bundle (must not exist)")
+	outFlag(f, &opts.output, "record the playback session into this bundle (must not exist)")
+	aliasFlags(f, map[string]string{"output": "out"}) // --output before the grammar was one
+	completeValues(cmd, "timing", "recorded", "fast", cobra.CompletionWithDesc("x2", "twice as fast (any xN)"), "x10")
 	return cmd
 }
 

@@ -52,10 +52,13 @@ func newRecordCommand(g *globalOptions) *cobra.Command {
 		Long: `record starts a recording reverse proxy in front of --upstream and writes every
 HTTP exchange and WebSocket message through it into the bundle -o FILE.
 
-It prints the proxy's URL on stdout (and a banner on stderr). With a command
-after --, it runs the command with WIREPROOF_PROXY_URL set to that URL, stops
-recording when the command exits and exits with the command's status. Without
-one, it records until SIGINT or SIGTERM and then closes the bundle cleanly.
+Without a command it prints the proxy's URL on stdout (and a banner on
+stderr), records until SIGINT or SIGTERM and then closes the bundle cleanly.
+With a command after --, it runs the command with WIREPROOF_PROXY_URL set to
+that URL, stops recording when the command exits and exits with the
+command's status; stdout is the command's alone (the URL is in the banner on
+stderr). A command that cannot be started (not found, not executable) exits
+127 and leaves no bundle.
 
 With --stdio the command's stdin and stdout are recorded too, line by line, as
 the NDJSON of a stdio protocol (a provider process speaking JSON-RPC 2.0, for
@@ -89,12 +92,13 @@ message says where, the exit status is 5, and 'wireproof upload' sends it.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.upstream, "upstream", "", "the server to record (http:// or https:// URL)")
 	f.StringVar(&opts.listen, "listen", "127.0.0.1:0", "address the recording proxy listens on")
-	f.StringVarP(&opts.output, "output", "o", "", "the bundle to write, a file or an s3://bucket/key object (must not exist)")
+	outFlag(f, &opts.output, "the bundle to write, a file or an s3://bucket/key object (must not exist)")
 	f.StringArrayVar(&opts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs (repeatable)")
 	f.StringArrayVar(&opts.tokenFields, "token-field", nil, "a query, form or JSON field whose values are credentials, beyond the built-in ones (repeatable)")
 	f.Int64Var(&opts.bodyCap, "body-cap", record.DefaultBodyCap, "bytes recorded per HTTP body; the rest is relayed but not recorded")
 	f.BoolVar(&opts.stdio, "stdio", false, "also record the command's stdin and stdout as NDJSON lines")
-	cmd.Flags().SetInterspersed(false)
+	aliasFlags(f, map[string]string{"output": "out"}) // --output before the grammar was one
+	f.SetInterspersed(false)
 	return cmd
 }
 
@@ -127,6 +131,13 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	}
 	if opts.bodyCap <= 0 {
 		return usageError{fmt.Errorf("--body-cap %d: must be a positive number of bytes", opts.bodyCap)}
+	}
+	if len(opts.command) > 0 {
+		// Nothing is created for a command that cannot run.
+		if _, err := exec.LookPath(opts.command[0]); err != nil {
+			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
+			return exitStatusError{code: 127}
+		}
 	}
 
 	local, remote, err := recordTarget(ctx, opts.output, opts.stderr)
@@ -167,8 +178,9 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 			return usageError{fmt.Errorf("--listen %s: %w", opts.listen, err)}
 		}
 		fmt.Fprintf(opts.stderr, "wireproof: recording %s -> %s into %s\n", srv.URL, rec.Redact(redact.Text(upstream.String(), nil)), opts.output)
-		if !opts.stdio {
-			// With --stdio, stdout is the command's protocol stream.
+		if len(opts.command) == 0 {
+			// With a command stdout is the command's (with --stdio its
+			// protocol stream); the URL is in the banner and its environment.
 			fmt.Fprintln(opts.stdout, srv.URL)
 		}
 	} else {
@@ -187,6 +199,17 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	}
 	if err := stopRecording(srv, rec, opts.output); err != nil {
 		return errors.Join(err, runErr)
+	}
+	var notStarted notStartedError
+	if errors.As(runErr, &notStarted) {
+		// The command passed LookPath but could not start: a bundle of
+		// nothing is not kept.
+		if remote != nil {
+			remote.job.Done()
+		} else {
+			os.Remove(local)
+		}
+		return notStarted.exitStatusError
 	}
 	if err := finishRecord(ctx, remote, opts.stderr); err != nil {
 		return err
@@ -239,16 +262,12 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 	done := make(chan error, 1)
 	var group *record.Group
 	if opts.stdio {
-		if _, err := exec.LookPath(opts.command[0]); err != nil {
-			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
-			return exitStatusError{code: 127}
-		}
 		go func() { done <- record.TapCommand(ctx, rec, "stdio", cmd) }()
 	} else {
 		var err error
 		if group, err = record.StartGroup(cmd); err != nil {
 			fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
-			return exitStatusError{code: 127}
+			return notStartedError{exitStatusError{code: 127}}
 		}
 		go func() { done <- group.Wait() }()
 	}
@@ -271,6 +290,10 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 		}
 		err = <-done
 	}
+	if opts.stdio && err != nil && cmd.Process == nil { // TapCommand could not start it
+		fmt.Fprintf(opts.stderr, "wireproof: cannot run %s: %v\n", opts.command[0], err)
+		return notStartedError{exitStatusError{code: 127}}
+	}
 	code := 0
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -289,6 +312,10 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 	}
 	return nil
 }
+
+// notStartedError is a command that could not be started: exit 127, and
+// the bundle, which holds nothing of it, is removed.
+type notStartedError struct{ exitStatusError }
 
 // parseUpstream checks --upstream: an absolute http or https URL with a host.
 func parseUpstream(s string) (*url.URL, error) {

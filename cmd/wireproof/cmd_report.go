@@ -43,7 +43,7 @@ is missing, not a bundle, or broken before its end exits 3.`,
 			return runReport(cmd.Context(), opts, args)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the report to `FILE` (default: BUNDLE with .html for .zst)")
+	outFlag(cmd.Flags(), &opts.Out, "write the report to `FILE` (default: BUNDLE with .html for .zst)")
 	return cmd
 }
 

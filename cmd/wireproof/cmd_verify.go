@@ -22,7 +22,7 @@ type verifyOptions struct {
 	serverCmd string
 	scenario  string
 	repeat    int
-	timeout   float64
+	timeout   time.Duration
 	provider  string
 	model     string
 	failGate  bool
@@ -81,18 +81,22 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.StringVar(&opts.serverCmd, "server-cmd", "", "the server's command line (default: the embedded fixture server)")
 	f.StringVar(&opts.scenario, "scenario", string(verify.ScenarioAll), "all, idle, active, native or nested")
 	f.IntVar(&opts.repeat, "repeat", 1, "run the scenarios this many times")
-	f.Float64Var(&opts.timeout, "timeout", verify.DefaultTimeout.Seconds(), "seconds a run may take")
+	durationFlag(f, &opts.timeout, "timeout", verify.DefaultTimeout, "how long a run may take: a duration (90s, 2m) or seconds (90)")
 	f.StringVar(&opts.provider, "provider", verify.DefaultProvider, "provider instance id")
 	f.StringVar(&opts.model, "model", verify.DefaultModel, "model name")
 	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
 	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
 	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
-	f.StringVarP(&opts.out, "out", "o", "", "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
+	outFlag(f, &opts.out, "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
 	f.StringVar(&opts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
 	f.BoolVar(&opts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
 	f.IntVar(&opts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
+	completeValues(cmd, "scenario", scenarioValues()...)
+	completeValues(cmd, "fault", faultValues()...)
+	completeValues(cmd, "serialization", "json", "ndjson")
+	completeValues(cmd, "keep", "all", "failed")
 	return cmd
 }
 
@@ -101,7 +105,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return usageError{errors.New("invalid --server-cmd: empty command (leave the flag out to run the embedded fixture server)")}
 	}
 	if o.timeout <= 0 {
-		return usageError{fmt.Errorf("invalid --timeout %v: want positive seconds", o.timeout)}
+		return usageError{fmt.Errorf("invalid --timeout %v: want a positive duration (90s, 2m) or seconds (90)", o.timeout)}
 	}
 	if o.fault != "" && strings.TrimSpace(o.serverCmd) == "" {
 		if _, err := fixtures.LookupFault(o.fault); err != nil {
@@ -127,7 +131,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		ServerCmd: o.serverCmd,
 		Scenario:  assert.Scenario(o.scenario),
 		Repeat:    o.repeat,
-		Timeout:   time.Duration(o.timeout * float64(time.Second)),
+		Timeout:   o.timeout,
 		Provider:  o.provider,
 		Model:     o.model,
 		FailGate:  o.failGate,
@@ -215,4 +219,23 @@ func verifyError(err error) error {
 		return outputError{out.Path, out.Err}
 	}
 	return err
+}
+
+// scenarioValues are what --scenario takes, for completion.
+func scenarioValues() []string {
+	out := []string{cobra.CompletionWithDesc(string(verify.ScenarioAll), "every scenario, then the restart check")}
+	for _, s := range assert.Scenarios() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// faultValues are the fixture server's fault modes, each with the check it
+// trips, for completion.
+func faultValues() []string {
+	var out []string
+	for _, f := range fixtures.Faults {
+		out = append(out, cobra.CompletionWithDesc(f.Name, "trips "+f.Check))
+	}
+	return out
 }

@@ -23,7 +23,7 @@ import (
 //	     unreachable, an upload failed); the files are kept in the spool
 //	6    an output could not be written: the bundle of record or verify,
 //	     verify's --out directory, verdict or results.json, report -o, export
-//	     --har, replay --junit
+//	     -o, replay --junit
 //	130  interrupted by SIGINT or SIGTERM (what was recorded is closed cleanly)
 //
 // The verbs that serve until stopped, view and playback, end normally on

@@ -88,9 +88,7 @@ evidence bundle, and re-runs every check of those runs offline, deterministicall
 			return cmd.Help()
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageError{err}
-	})
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(
 		newChecksCommand(g),
 		newDiffCommand(g),
