@@ -70,7 +70,9 @@ type EngineOptions struct {
 	// bundles they apply to.
 	Suites []EventSuite
 	// Routes are tried before the engine's own (see Routes), so a decoder
-	// can take the connections that carry its protocol.
+	// can take the connections that carry its protocol. An HTTP exchange
+	// one takes is not the engine's HTTP decoder's, whose responses are the
+	// thread reads the background-delivery suite observes.
 	Routes []protocol.Route
 	// Tap, if set, receives the decoded calls of the whole bundle (see
 	// Tap). The verdict is the same with or without one.
