@@ -61,7 +61,8 @@ timeline, one line per event, with payloads abbreviated to the terminal width
 Filters select the events shown: --kind takes kind prefixes (--kind ws takes every
 ws.* event), --conn connection ids, --from and --to a time range relative to the
 start of the recording (Go durations, 1.5s, 200ms, or seconds, 0.2), --seq a seq or a range (86,
-80-90), --around the events either side of a seq (the @seq a failed check names),
+80-90), --around the events either side of a seq (the @seq a failed check names;
+its line is marked with >),
 --limit a number of events.
 
 --calls prints the RPC calls instead, correlated by request id (Effect RPC over
@@ -332,7 +333,17 @@ func inspectText(ctx context.Context, opts inspectOptions, path string, out *buf
 		if !opts.match(ev) {
 			return true
 		}
-		line = appendTimelineLine(line[:0], ev, opts.width, opts.Full)
+		if opts.Around > 0 {
+			// --around's seq (where a check failed) is marked; the
+			// other lines get the same gutter, so columns stay aligned.
+			gutter := "  "
+			if ev.Seq == opts.Around {
+				gutter = "> "
+			}
+			line = appendTimelineLine(append(line[:0], gutter...), ev, opts.width-len(gutter), opts.Full)
+		} else {
+			line = appendTimelineLine(line[:0], ev, opts.width, opts.Full)
+		}
 		out.Write(line)
 		shown++
 		return opts.Limit == 0 || shown < opts.Limit

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,5 +270,34 @@ func TestRecordCommandThatCannotStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInspectAroundMarksTheSeq: inspect --around N marks the line of seq N
+// (where the check failed) with >, and only that line; the columns of the
+// others stay aligned with it.
+func TestInspectAroundMarksTheSeq(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "inspect", "-q", "--around", "10", smallBundle)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) != 17 { // seqs 2-18
+		t.Fatalf("%d lines, want 17:\n%s", len(lines), stdout)
+	}
+	for _, line := range lines {
+		seq := strings.Fields(strings.TrimPrefix(line, ">"))[0]
+		marked := strings.HasPrefix(line, "> ")
+		if marked != (seq == "10") || !marked && !strings.HasPrefix(line, "  ") {
+			t.Errorf("line %q: marked %v", line, marked)
+		}
+		if len(line) < 10 || line[2:8] != fmt.Sprintf("%6s", seq) {
+			t.Errorf("line %q: the seq column moved", line)
+		}
+	}
+	// Without --around nothing is marked.
+	_, stdout, _ = runCLI(t, "inspect", "-q", "--seq", "2-18", smallBundle)
+	if strings.Contains(stdout, "\n> ") || strings.HasPrefix(stdout, "> ") {
+		t.Errorf("--seq marked a line:\n%s", stdout)
 	}
 }
