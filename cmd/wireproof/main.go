@@ -95,6 +95,7 @@ evidence bundle, and re-runs every check of those runs offline, deterministicall
 		newExportCommand(g),
 		newFixtureCommand(g),
 		newIndexCommand(g),
+		newModelCommand(g),
 		newInspectCommand(g),
 		newPlaybackCommand(g),
 		newProviderCommand(g),

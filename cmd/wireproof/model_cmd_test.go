@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wireproof/wireproof/model/anthropic"
+)
+
+// TestModelServes: `wireproof model` prints its URL, answers a real Claude
+// CLI request with a stream, logs the plan and step, and ends cleanly when
+// its context does (SIGINT/SIGTERM).
+func TestModelServes(t *testing.T) {
+	body, err := os.ReadFile("../../model/testdata/requests/idle-2-delegate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- runModel(ctx, modelOptions{addr: "127.0.0.1:0", stdout: &stdout, stderr: &stderr, ready: func(u string) { urls <- u }})
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatalf("model ended before serving: %v", err)
+	}
+	if got := strings.TrimSpace(stdout.String()); got != url || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Errorf("stdout %q, want the URL %q", got, url)
+	}
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/messages?beta=true", bytes.NewReader(body))
+	req.Header.Set("x-api-key", "k")
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := anthropic.NewAssembler()
+	err = anthropic.ReadEvents(resp.Body, a.Feed)
+	resp.Body.Close()
+	if err != nil || !a.Complete() || len(a.Message().ToolUses()) != 1 || a.Message().ToolUses()[0].Name != "mcp__t3-code__delegate_task" {
+		t.Fatalf("answer %+v, complete %v: %v", a.Message(), a.Complete(), err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("model ended with %v", err)
+	}
+	if !strings.Contains(stderr.String(), "wireproof model: idle/delegate (4 messages, 14 tools)") {
+		t.Errorf("stderr %q does not log the turn", stderr.String())
+	}
+}
+
+func TestModelBadFlags(t *testing.T) {
+	code, _, stderr := runCLI(t, "model", "--fault", "nope")
+	if code != exitUsage || !strings.Contains(stderr, `--fault: unknown model fault "nope"`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "model", "--addr", "256.0.0.1:0")
+	if code != exitCheckFailed || !strings.Contains(stderr, "model: listen on 256.0.0.1:0") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
