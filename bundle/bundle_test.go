@@ -2,7 +2,9 @@ package bundle
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -145,10 +147,49 @@ func decompress(t testing.TB, data []byte) []byte {
 	return out
 }
 
-// recompress edits the lines of a bundle and compresses them again.
+// recompress edits the lines of a bundle and stores them again as format 2
+// does: the header in a frame of its own, the rest in a second, each
+// followed by its checkpoint, the last one the seal.
 func recompress(t testing.TB, data []byte, edit func(lines [][]byte) [][]byte) []byte {
 	t.Helper()
 	lines := bytes.Split(bytes.TrimSuffix(decompress(t, data), []byte("\n")), []byte("\n"))
-	lines = edit(lines)
-	return compress(t, string(bytes.Join(lines, []byte("\n")))+"\n")
+	return framed(t, edit(lines), true)
+}
+
+// framed stores lines as format 2 does: the first line in a frame of its
+// own, the rest in another, each frame followed by its checkpoint; with seal
+// the last checkpoint is the seal.
+func framed(t testing.TB, lines [][]byte, seal bool) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	var out []byte
+	var content uint64
+	for i, part := range [][][]byte{lines[:1], lines[1:]} {
+		if len(part) == 0 {
+			continue
+		}
+		plain := append(bytes.Join(part, []byte("\n")), '\n')
+		out = enc.EncodeAll(plain, out)
+		content += uint64(len(plain))
+		c := checkpointInfo{offset: uint64(len(out)), content: content, final: seal && i == 1, digest: sha256.Sum256(out)}
+		out = appendCheckpoint(out, c)
+	}
+	return out
+}
+
+// legacy turns a bundle's lines into what format 1 wrote: the header says
+// format 1, the trailer carries the SHA-256 of the lines before it, and the
+// whole is one zstd frame without checkpoints.
+func legacy(t testing.TB, data []byte) []byte {
+	t.Helper()
+	plain := decompress(t, data)
+	plain = bytes.Replace(plain, []byte(`"format":2`), []byte(`"format":1`), 1)
+	i := bytes.LastIndex(plain[:len(plain)-1], []byte("\n")) + 1
+	sum := sha256.Sum256(plain[:i])
+	trailer := bytes.Replace(plain[i:], []byte(`}}`), []byte(fmt.Sprintf(`,"digest":"sha256:%x"}}`, sum)), 1)
+	return compress(t, string(plain[:i])+string(trailer))
 }

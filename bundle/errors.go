@@ -25,3 +25,29 @@ func (e *FormatError) Error() string {
 	}
 	return name + " " + e.Msg
 }
+
+// DamagedError says a bundle's stored bytes are not what its writer wrote:
+// a zstd frame whose checksum or structure is wrong, a checkpoint that does
+// not match the bytes before it, a trailer that does not match the events,
+// data after the end of a closed bundle, or a closed (sealed) file whose
+// frames run past its end. A file merely cut short (a recorder killed
+// mid-write) is not damaged: it reads as truncated (Reader.Truncated).
+//
+// Offset is the stored byte where the damage was found (-1 when it is not
+// about one place).
+type DamagedError struct {
+	Path   string
+	Offset int64
+	Msg    string
+}
+
+func (e *DamagedError) Error() string {
+	name := e.Path
+	if name == "" {
+		name = "bundle"
+	}
+	if e.Offset < 0 {
+		return fmt.Sprintf("%s is damaged: %s", name, e.Msg)
+	}
+	return fmt.Sprintf("%s is damaged: at stored byte %d, %s", name, e.Offset, e.Msg)
+}

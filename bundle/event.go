@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the bundle format this package writes. Readers refuse a
 // bundle whose header names a newer version.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Kind says what an event records. Kinds are dotted: the part before the dot is
 // the channel family (http, ws, gate, proc, stdio), which lets a reader skip whole
@@ -213,9 +213,11 @@ type Manifest struct {
 
 // Trailer is the body of the last line of a cleanly closed bundle.
 type Trailer struct {
-	Events uint64            `json:"events"` // event lines before the trailer, header included
-	Kinds  map[Kind]uint64   `json:"kinds"`
-	Bytes  int64             `json:"bytes"`  // uncompressed bytes before the trailer line
-	Digest string            `json:"digest"` // "sha256:<hex>" of those bytes
+	Events uint64          `json:"events"` // event lines before the trailer, header included
+	Kinds  map[Kind]uint64 `json:"kinds"`
+	Bytes  int64           `json:"bytes"` // uncompressed bytes before the trailer line
+	// Digest is, in format 1, "sha256:<hex>" of those bytes. Format 2 has
+	// none: the seal after the trailer vouches for the stored file.
+	Digest string            `json:"digest,omitempty"`
 	Extra  map[string]string `json:"extra,omitempty"`
 }

@@ -69,7 +69,7 @@ func ExampleReader() {
 	}
 	fmt.Println("truncated:", r.Truncated(), "trailer events:", r.Trailer().Events)
 	// Output:
-	// tool: wireproof example format: 1
+	// tool: wireproof example format: 2
 	// 1 proc.start server ""
 	// 2 proc.log server "startup phase: complete"
 	// truncated: false trailer events: 3

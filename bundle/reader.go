@@ -57,7 +57,7 @@ type Reader struct {
 	name    string
 	file    *os.File
 	src     *sourceReader
-	dec     *zstd.Decoder
+	fr      *frameReader
 	br      *bufio.Reader
 	maxLine int
 	window  uint64 // the zstd window cap, for error messages
@@ -68,7 +68,7 @@ type Reader struct {
 
 	header     Header
 	headerLine []byte
-	digest     *digester
+	digest     *digester // format 1: the SHA-256 of the content the trailer names
 	bytes      int64
 	kinds      map[Kind]uint64
 	nextSeq    uint64
@@ -81,10 +81,13 @@ type Reader struct {
 }
 
 // sourceReader remembers the error of the underlying reader, so that an I/O
-// error is told apart from a stream that was merely cut short.
+// error is told apart from a stream that was merely cut short, and the last
+// bytes it read, so that a cut can be told from a sealed file's damage.
 type sourceReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	err  error
+	n    int64 // bytes read
+	ring [checkpointFrame]byte
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
@@ -92,7 +95,22 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		s.err = err
 	}
+	if n >= len(s.ring) {
+		copy(s.ring[:], p[n-len(s.ring):n])
+	} else if n > 0 {
+		copy(s.ring[:], s.ring[n:])
+		copy(s.ring[len(s.ring)-n:], p[:n])
+	}
+	s.n += int64(n)
 	return n, err
+}
+
+// last returns the last bytes read (up to a checkpoint's length).
+func (s *sourceReader) last() []byte {
+	if s.n < int64(len(s.ring)) {
+		return s.ring[len(s.ring)-int(s.n):]
+	}
+	return s.ring[:]
 }
 
 // Open opens the bundle at path and reads its header. Its errors, and those of
@@ -134,7 +152,6 @@ func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
 		name:    o.Name,
 		src:     &sourceReader{r: in},
 		maxLine: o.MaxLine,
-		digest:  newDigester(),
 		kinds:   make(map[Kind]uint64),
 		d:       lineDecoder{skipBody: o.SkipBody},
 	}
@@ -156,16 +173,13 @@ func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
 			sizeOf(w), sizeOf(window))
 	}
 	r.window = window
-	r.dec, err = zstd.NewReader(raw,
-		zstd.WithDecoderConcurrency(1), // synchronous: no goroutines, partial frames decode up to the cut
-		zstd.WithDecoderMaxMemory(window),
-		zstd.WithDecoderMaxWindow(window))
+	r.fr, err = newFrameReader(r.name, raw, r.src, window)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: zstd: %w", r.name, err)
+		return nil, err
 	}
-	r.br = bufio.NewReaderSize(r.dec, 64<<10)
+	r.br = bufio.NewReaderSize(r.fr, 64<<10)
 	if err := r.readHeader(); err != nil {
-		r.dec.Close()
+		r.fr.close()
 		return nil, err
 	}
 	return r, nil
@@ -185,8 +199,15 @@ func (r *Reader) readHeader() error {
 		if r.src.err != nil {
 			return fmt.Errorf("bundle %s: %w", r.name, r.src.err)
 		}
+		var de *DamagedError
+		if errors.As(err, &de) {
+			return err
+		}
 		if len(line) == 0 && err == io.EOF {
 			return r.formatErr(1, "no header line: the bundle is empty")
+		}
+		if r.fr.tailIsSeal() {
+			return r.damaged("the file ends with a seal, so it was closed, but %s", r.describeCut(err, line))
 		}
 		return r.formatErr(1, "unreadable header: %s", r.describeCut(err, line))
 	}
@@ -210,6 +231,10 @@ func (r *Reader) readHeader() error {
 	case r.header.Format < 1:
 		return r.formatErr(1, "the header has no format version")
 	}
+	r.fr.format = r.header.Format
+	if r.header.Format == 1 {
+		r.digest = newDigester()
+	}
 	r.count(line, ev.Kind)
 	r.headerLine = slices.Clone(line)
 	r.line = r.headerLine
@@ -219,7 +244,9 @@ func (r *Reader) readHeader() error {
 
 // count adds a line to the running digest and counts the trailer checks.
 func (r *Reader) count(line []byte, k Kind) {
-	r.digest.write(line)
+	if r.digest != nil {
+		r.digest.write(line)
+	}
 	r.bytes += int64(len(line)) + 1
 	r.kinds[k]++
 }
@@ -264,20 +291,31 @@ func (r *Reader) tooLong() error {
 // describeCut says how the stream ended early.
 func (r *Reader) describeCut(err error, partial []byte) string {
 	var b strings.Builder
+	var ce *cutError
 	switch {
 	case err == io.EOF:
 		b.WriteString("the stream ends")
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.As(err, &ce) && r.fr.strict() && r.fr.frames > 1:
+		fmt.Fprintf(&b, "the file ends inside %s that starts at stored byte %d (the recorder stopped mid-write; what it held was never flushed in full and is not read)", ce.what, ce.off)
+	case errors.As(err, &ce):
 		b.WriteString("the zstd stream ends mid-frame (the recorder stopped before closing the bundle)")
-	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		fmt.Fprintf(&b, "a zstd frame needs a window above this reader's cap of %s (ReaderOptions.MaxDecoderMemory), so it was not decoded (%v)", sizeOf(r.window), err)
 	default:
-		fmt.Fprintf(&b, "corrupt zstd data (%v)", err)
+		fmt.Fprintf(&b, "%v", err)
 	}
 	if len(partial) > 0 {
 		fmt.Fprintf(&b, " inside a line, %d bytes of which were lost", len(partial))
 	}
 	return b.String()
+}
+
+// damaged is a DamagedError about the bundle as a whole.
+func (r *Reader) damaged(format string, args ...any) *DamagedError {
+	return &DamagedError{Path: r.name, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// damagedLine is a DamagedError about one line.
+func (r *Reader) damagedLine(line int, format string, args ...any) *DamagedError {
+	return &DamagedError{Path: r.name, Offset: -1, Msg: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
 }
 
 // Header returns the bundle's header.
@@ -337,11 +375,22 @@ func (r *Reader) fail(err error) error {
 // endOfStream handles the end of the decompressed data before a trailer.
 func (r *Reader) endOfStream(err error, partial []byte) error {
 	var fe *FormatError
-	if errors.As(err, &fe) {
+	var de *DamagedError
+	if errors.As(err, &fe) || errors.As(err, &de) {
 		return r.fail(err)
 	}
 	if r.src.err != nil {
 		return r.fail(fmt.Errorf("bundle %s: %w", r.name, r.src.err))
+	}
+	var ce *cutError
+	cut := errors.As(err, &ce)
+	switch {
+	case !cut && err != io.EOF:
+		return r.fail(fmt.Errorf("bundle %s: %w", r.name, err))
+	case r.fr.sealed:
+		return r.fail(r.damaged("the file is sealed (its last checkpoint says it was closed) but it has no trailer"))
+	case cut && r.fr.tailIsSeal():
+		return r.fail(r.damaged("the file ends with a seal, so it was closed, but its frames do not end there: %v", ce))
 	}
 	r.done = true
 	r.line = nil
@@ -355,43 +404,63 @@ func (r *Reader) endOfStream(err error, partial []byte) error {
 }
 
 // readTrailer checks the trailer against what was read, then checks that
-// nothing follows it.
+// nothing follows it but, in format 2, the seal.
 func (r *Reader) readTrailer(line []byte, ev *Event) error {
 	var tr Trailer
 	if ev.Body.Encoding() != EncodingJSON {
-		return r.formatErr(r.lineNo, "the trailer has no JSON body")
+		return r.damagedLine(r.lineNo, "the trailer has no JSON body")
 	}
 	if err := json.Unmarshal(ev.Body.Data, &tr); err != nil {
-		return r.formatErr(r.lineNo, "unreadable trailer: %v", err)
+		return r.damagedLine(r.lineNo, "unreadable trailer: %v", err)
 	}
-	digest := "sha256:" + hex.EncodeToString(r.digest.sum())
 	switch {
 	case tr.Events != r.nextSeq:
-		return r.formatErr(r.lineNo, "the trailer counts %d lines before it, the bundle has %d", tr.Events, r.nextSeq)
+		return r.damagedLine(r.lineNo, "the trailer counts %d lines before it, the bundle has %d", tr.Events, r.nextSeq)
 	case tr.Bytes != r.bytes:
-		return r.formatErr(r.lineNo, "the trailer counts %d bytes before it, the bundle has %d", tr.Bytes, r.bytes)
-	case tr.Digest != digest:
-		return r.formatErr(r.lineNo, "the trailer digest %s does not match the content's %s", tr.Digest, digest)
+		return r.damagedLine(r.lineNo, "the trailer counts %d bytes before it, the bundle has %d", tr.Bytes, r.bytes)
 	case !maps.Equal(tr.Kinds, r.kinds):
-		return r.formatErr(r.lineNo, "the trailer's counts per kind %v do not match the content's %v", tr.Kinds, r.kinds)
+		return r.damagedLine(r.lineNo, "the trailer's counts per kind %v do not match the content's %v", tr.Kinds, r.kinds)
+	}
+	if r.digest != nil {
+		if digest := "sha256:" + hex.EncodeToString(r.digest.sum()); tr.Digest != digest {
+			return r.damagedLine(r.lineNo, "the trailer digest %s does not match the content's %s", tr.Digest, digest)
+		}
 	}
 	r.trailer = &tr
 	r.line = slices.Clone(line)
 	r.done = true
-	// Nothing may follow the trailer but the end of the zstd frame.
+	// Nothing may follow the trailer but the end of its zstd frame and, in
+	// format 2, the seal.
 	rest, err := r.readLine()
 	switch {
 	case len(rest) > 0 || err == nil:
-		return r.formatErr(r.lineNo+1, "data after the trailer")
+		return r.damagedLine(r.lineNo+1, "data after the trailer")
 	case err == io.EOF:
+		if r.fr.strict() && !r.fr.sealed {
+			if !r.fr.sinceCheck {
+				return r.damaged("the checkpoint after the trailer is not the seal")
+			}
+			// Only a cut leaves this: a changed byte leaves the seal's
+			// bytes in place, where they are read as what they have become.
+			r.truncated = true
+			r.reason = "the file ends after the trailer, before the seal (the checkpoint that ends a closed bundle)"
+		}
 		return nil
 	case r.src.err != nil:
 		return fmt.Errorf("bundle %s: %w", r.name, r.src.err)
 	}
 	var fe *FormatError
-	if errors.As(err, &fe) {
+	var de *DamagedError
+	var ce *cutError
+	if errors.As(err, &fe) || errors.As(err, &de) {
 		return err
 	}
+	if !errors.As(err, &ce) || r.fr.tailIsSeal() {
+		return r.damaged("after the trailer, %s", r.describeCut(err, nil))
+	}
+	// The file was cut while the writer ended it: in format 1 the frame's
+	// checksum is missing, in format 2 part of the seal. The trailer is
+	// whole and verified.
 	r.truncated = true
 	r.reason = "after the trailer, " + r.describeCut(err, nil)
 	return nil
@@ -414,10 +483,27 @@ func (r *Reader) Trailer() *Trailer { return r.trailer }
 // lets a tool copy events out in the bundle's own encoding.
 func (r *Reader) Line() []byte { return r.line }
 
+// Digest returns what vouches for the bundle once Next has returned io.EOF
+// at its trailer, "" before or without one: for format 2, "sha256:" and the
+// hex SHA-256 of the stored file up to its seal (the file without its last
+// 57 bytes: `head -c -57 run.zst | sha256sum`); for format 1, the trailer's
+// digest of the decompressed content.
+func (r *Reader) Digest() string {
+	switch {
+	case r.trailer == nil:
+		return ""
+	case r.fr.sealDigest != nil:
+		return "sha256:" + hex.EncodeToString(r.fr.sealDigest)
+	}
+	return r.trailer.Digest
+}
+
 // Close releases the decoder and, for a Reader from Open, closes the file.
 func (r *Reader) Close() error {
-	r.digest.wait()
-	r.dec.Close()
+	if r.digest != nil {
+		r.digest.wait()
+	}
+	r.fr.close()
 	if r.file != nil {
 		return r.file.Close()
 	}

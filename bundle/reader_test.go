@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,7 +93,7 @@ func TestReaderErrors(t *testing.T) {
 	}{
 		{"empty file", nil, nil, "x.zst is not a wireproof bundle: the file is empty", true},
 		{"not zstd", []byte("{\"seq\":0}\n"), nil, "x.zst is not a wireproof bundle: not zstd data", true},
-		{"newer format", newer, nil, "x.zst is format 2; this wireproof reads format 1 or older: upgrade wireproof", true},
+		{"newer format", newer, nil, "x.zst is format 3; this wireproof reads format 2 or older: upgrade wireproof", true},
 		{"not a header first", compress(t, `{"seq":0,"t":0,"kind":"mark"}`+"\n"), nil,
 			`x.zst: line 1: the first line is not a header (seq 0, t 0, kind header): got seq 0, t 0, kind "mark"`, true},
 		{"broken header", compress(t, "{\"seq\":0,\n"), nil,
@@ -111,16 +112,22 @@ func TestReaderErrors(t *testing.T) {
 			"x.zst: line 2: not a valid bundle line: want '{' at byte 0", false},
 		{"line over the cap", writeBundle(t, []Event{{Kind: KindMark, Body: Text(bytes.Repeat([]byte("x"), 2000))}}, true),
 			&ReaderOptions{MaxLine: 1000}, "x.zst: line 2: line is longer than the cap of 1000 bytes (ReaderOptions.MaxLine)", false},
-		{"trailer digest", recompress(t, good, func(lines [][]byte) [][]byte {
-			lines[1] = bytes.Replace(lines[1], []byte("GET"), []byte("PUT"), 1)
-			return lines
-		}), nil, "trailer digest", false},
+		{"format 1 trailer digest", func() []byte {
+			old := decompress(t, legacy(t, good))
+			return compress(t, string(bytes.Replace(old, []byte("GET"), []byte("PUT"), 1)))
+		}(), nil, "x.zst is damaged: line 5: the trailer digest", false},
 		{"trailer count", recompress(t, good, func(lines [][]byte) [][]byte {
 			lines[4] = bytes.Replace(lines[4], []byte(`"events":4`), []byte(`"events":5`), 1)
 			return lines
-		}), nil, "x.zst: line 5: the trailer counts 5 lines before it, the bundle has 4", false},
+		}), nil, "x.zst is damaged: line 5: the trailer counts 5 lines before it, the bundle has 4", false},
 		{"data after the trailer", recompress(t, good, func(lines [][]byte) [][]byte { return append(lines, lines[1]) }), nil,
-			"x.zst: line 6: data after the trailer", false},
+			"x.zst is damaged: line 6: data after the trailer", false},
+		{"no seal after the trailer", framed(t, bytes.Split(bytes.TrimSuffix(decompress(t, good), []byte("\n")), []byte("\n")), false), nil,
+			"x.zst is damaged: the checkpoint after the trailer is not the seal", false},
+		{"bytes after the seal", append(bytes.Clone(good), 0), nil,
+			"x.zst is damaged: at stored byte", false},
+		{"a frame after the seal", append(bytes.Clone(good), good...), nil,
+			"data after the seal", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +146,10 @@ func TestReaderErrors(t *testing.T) {
 				}
 			}
 			var fe *FormatError
-			if !errors.As(err, &fe) {
+			var de *DamagedError
+			if damaged := strings.Contains(tc.want, "damaged") || strings.Contains(tc.want, "seal"); damaged && !errors.As(err, &de) {
+				t.Fatalf("error = %v (%T), want a *DamagedError", err, err)
+			} else if !damaged && !errors.As(err, &fe) {
 				t.Fatalf("error = %v (%T), want a *FormatError", err, err)
 			}
 			if got := err.Error(); got != tc.want && !bytes.Contains([]byte(got), []byte(tc.want)) {
@@ -158,8 +168,9 @@ func TestTruncated(t *testing.T) {
 		wantEvents int
 		reason     string
 	}{
-		{"never closed", full, len(events), "after line 26, the zstd stream ends mid-frame (the recorder stopped before closing the bundle)"},
-		{"cut mid-block", full[:len(full)-10], 0, "the zstd stream ends mid-frame"},
+		{"never closed", full, len(events), "no trailer after line 26: the recording did not finish"},
+		{"cut in the last checkpoint", full[:len(full)-10], len(events), "the file ends inside a checkpoint that starts at stored byte"},
+		{"cut mid-frame", full[:len(full)-checkpointFrame-3], 0, "the file ends inside a zstd frame that starts at stored byte"},
 		{"frame ended without a trailer", compress(t, string(decompress(t, full))), len(events), "no trailer after line 26: the recording did not finish"},
 		{"last line incomplete", compress(t, string(decompress(t, full))+`{"seq":26,"t":1`), len(events), "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
 	}

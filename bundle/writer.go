@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,8 +77,10 @@ type Writer struct {
 	done chan struct{}
 
 	// Owned by the compressor goroutine until done is closed.
-	enc    *zstd.Encoder
-	digest hash.Hash
+	enc     *zstd.Encoder
+	out     *chainWriter
+	inFrame int   // decompressed bytes in the frame being written
+	written int64 // decompressed bytes given to the encoder
 
 	errMu sync.Mutex
 	err   error // the first write error, sticky
@@ -123,7 +124,8 @@ func Create(path string, h Header, opts *WriterOptions) (*Writer, error) {
 }
 
 // NewWriter starts a bundle on out: it writes the header line and flushes it.
-// A zero h.Format is set to FormatVersion and a zero h.Started to now. The
+// An h.Format below FormatVersion (zero, or copied from an older bundle)
+// is set to FormatVersion, and a zero h.Started to now. The
 // caller closes out after Close.
 func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	var o WriterOptions
@@ -140,8 +142,8 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	if o.Clock == nil {
 		o.Clock = func() int64 { return int64(time.Since(start)) }
 	}
-	if h.Format == 0 {
-		h.Format = FormatVersion
+	if h.Format < FormatVersion {
+		h.Format = FormatVersion // a header read from an older bundle: the Writer writes its own format
 	}
 	if h.Started.IsZero() {
 		h.Started = start
@@ -150,16 +152,17 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle: header: %w", err)
 	}
-	// A goroutine-free encoder: Flush then writes synchronously on the
-	// compressor goroutine, which is what the crash guarantee needs.
-	enc, err := zstd.NewWriter(out, zstd.WithEncoderLevel(o.Level), zstd.WithEncoderConcurrency(1))
+	// A goroutine-free encoder: ending a frame then writes synchronously
+	// on the compressor goroutine, which is what the crash guarantee needs.
+	cw := &chainWriter{out: out, h: sha256.New()}
+	enc, err := zstd.NewWriter(cw, zstd.WithEncoderLevel(o.Level), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
 	if err != nil {
 		return nil, fmt.Errorf("bundle: zstd: %w", err)
 	}
 	w := &Writer{
 		enc:      enc,
+		out:      cw,
 		clock:    o.Clock,
-		digest:   sha256.New(),
 		kinds:    make(map[Kind]uint64),
 		kick:     make(chan struct{}, 1),
 		stop:     make(chan struct{}),
@@ -361,12 +364,11 @@ func (w *Writer) compressor() {
 	defer close(w.done)
 	for j := range w.jobs {
 		if w.failure() == nil {
-			w.digest.Write(j.lines)
-			if _, err := w.enc.Write(j.lines); err != nil {
-				w.fail(fmt.Errorf("bundle: write: %w", err))
+			if err := w.compress(j.lines); err != nil {
+				w.fail(err)
 			} else if j.flush {
-				if err := w.enc.Flush(); err != nil {
-					w.fail(fmt.Errorf("bundle: flush: %w", err))
+				if err := w.endFrame(false); err != nil {
+					w.fail(err)
 				}
 			}
 		}
@@ -382,6 +384,89 @@ func (w *Writer) compressor() {
 			j.ack <- w.failure()
 		}
 	}
+}
+
+// compress gives b to the encoder, ending the frame every frameMax bytes so
+// that a reader holds at most one frame of that size. Compressor goroutine
+// only.
+func (w *Writer) compress(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), frameMax-w.inFrame)
+		if _, err := w.enc.Write(b[:n]); err != nil {
+			return fmt.Errorf("bundle: write: %w", err)
+		}
+		w.inFrame += n
+		w.written += int64(n)
+		b = b[n:]
+		if w.inFrame >= frameMax {
+			if err := w.endFrame(false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// endFrame ends the zstd frame being written (its last block and content
+// checksum) and writes the checkpoint that chains it to what came before,
+// in one write: a flush. final makes the checkpoint the seal. Nothing is
+// written when the frame is empty. Compressor goroutine (or Close, once it
+// has stopped) only.
+func (w *Writer) endFrame(final bool) error {
+	if w.inFrame == 0 && !final {
+		return nil
+	}
+	w.out.hold = true
+	if err := w.enc.Close(); err != nil {
+		w.out.hold = false
+		return fmt.Errorf("bundle: flush: %w", err)
+	}
+	c := checkpointInfo{offset: uint64(w.out.n), content: uint64(w.written), final: final}
+	w.out.h.Sum(c.digest[:0])
+	w.out.Write(appendCheckpoint(w.out.scratch[:0], c))
+	if err := w.out.release(); err != nil {
+		return fmt.Errorf("bundle: flush: %w", err)
+	}
+	w.inFrame = 0
+	w.enc.Reset(w.out)
+	return nil
+}
+
+// chainWriter is what the encoder writes to: it counts and hashes every
+// stored byte (the checkpoints' chain) and can hold what is written until
+// release, so a frame's end and its checkpoint reach the file in one write.
+type chainWriter struct {
+	out     io.Writer
+	h       hash.Hash
+	n       int64
+	hold    bool
+	held    []byte
+	scratch [checkpointFrame]byte
+}
+
+func (c *chainWriter) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	c.n += int64(len(p))
+	if c.hold {
+		c.held = append(c.held, p...)
+		return len(p), nil
+	}
+	return c.out.Write(p)
+}
+
+// release writes what was held and stops holding.
+func (c *chainWriter) release() error {
+	c.hold = false
+	if len(c.held) == 0 {
+		return nil
+	}
+	_, err := c.out.Write(c.held)
+	if cap(c.held) > 1<<20 {
+		c.held = nil
+	} else {
+		c.held = c.held[:0]
+	}
+	return err
 }
 
 // fail records err as the sticky error if there is none yet.
@@ -490,14 +575,14 @@ func (w *Writer) Close() error {
 			line := appendLineHead(nil, w.seq, w.now())
 			line = appendEventTail(line, &Event{Kind: KindTrailer, Body: Payload{Data: body}})
 			line = append(line, '\n')
+			// The trailer's frame ends with the seal.
 			if _, werr := w.enc.Write(line); werr != nil {
 				err = fmt.Errorf("bundle: write: %w", werr)
+			} else {
+				w.inFrame += len(line)
+				w.written += int64(len(line))
+				err = w.endFrame(true)
 			}
-		}
-	}
-	if err == nil {
-		if cerr := w.enc.Close(); cerr != nil {
-			err = fmt.Errorf("bundle: close: %w", cerr)
 		}
 	}
 	if w.file != nil {
@@ -517,8 +602,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// trailerLocked describes the lines written so far. The compressor must have
-// stopped: it owns the digest while it runs.
+// trailerLocked describes the lines written so far.
 func (w *Writer) trailerLocked() Trailer {
 	kinds := make(map[Kind]uint64, len(w.kinds))
 	for k, n := range w.kinds {
@@ -528,6 +612,5 @@ func (w *Writer) trailerLocked() Trailer {
 		Events: w.seq,
 		Kinds:  kinds,
 		Bytes:  w.bytes,
-		Digest: "sha256:" + hex.EncodeToString(w.digest.Sum(nil)),
 	}
 }

@@ -516,6 +516,7 @@ type bundleSummary struct {
 	lastT        int64
 	truncated    string // the reason, if truncated
 	trailer      *bundle.Trailer
+	digest       string
 	err          error // why reading stopped before the end
 }
 
@@ -559,6 +560,7 @@ func (s *bundleSummary) finish(r *bundle.Reader, err error) {
 	if r.Truncated() {
 		s.truncated = r.TruncatedReason()
 	}
+	s.digest = r.Digest()
 	if s.trailer = r.Trailer(); s.trailer != nil {
 		s.uncompressed += int64(len(r.Line())) + 1
 	}
@@ -619,7 +621,7 @@ func (s *bundleSummary) print(w io.Writer) {
 		row("truncated", "no")
 	}
 	if s.trailer != nil {
-		row("trailer", "digest ok (%s)", s.trailer.Digest)
+		row("trailer", "digest ok (%s)", s.digest)
 	} else {
 		row("trailer", "none")
 	}

@@ -102,9 +102,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 		}
 	}
 	e.Truncated = r.Truncated()
-	if t := r.Trailer(); t != nil {
-		e.Digest = t.Digest
-	}
+	e.Digest = r.Digest()
 	if verdict != nil {
 		e.Status = verdict.Status
 		if verdict.Scenario != "" {

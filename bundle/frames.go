@@ -1,0 +1,454 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// This file is the reader's view of the stored bytes: the zstd frames of a
+// bundle and the checkpoints between them (see checkpoint.go), walked by
+// their headers so the reader knows where each frame ends before it decodes
+// it. A format 2 frame is decoded whole (DecodeAll verifies its content
+// checksum before a byte of it is used), so every event read comes from a
+// frame whose checksum and place in the chain were verified, and a file cut
+// inside a frame loses that frame (never flushed in full) instead of
+// returning bytes nothing vouches for. Frame 1 (the header, or all of a
+// format 1 bundle) is decoded as a stream, as format 1 always was.
+
+// Frame limits. The Writer ends a frame every frameMax decompressed bytes,
+// so a format 2 frame is never larger than that, stored or decoded (zstd's
+// raw blocks bound the stored size to a few bytes per 128 KiB above it).
+const (
+	frameMax       = 4 << 20
+	frameStoredMax = frameMax + frameMax/64
+	frameDecodeMax = 2 * frameMax
+	maxBlockSize   = 128 << 10
+)
+
+// cutError is the stored stream ending inside a frame or a checkpoint: what
+// a recorder killed mid-write leaves, unless the file was sealed.
+type cutError struct {
+	off  int64 // where the unit that was cut starts
+	what string
+}
+
+func (e *cutError) Error() string {
+	return fmt.Sprintf("the file ends inside %s that starts at byte %d", e.what, e.off)
+}
+
+// frameReader is an io.Reader of a bundle's decompressed content that
+// checks the stored bytes as it goes: the frames' structure and checksums,
+// and the chain of checkpoints. Its errors are *DamagedError (the stored
+// bytes are not what the writer wrote), *cutError (the file ends early),
+// *FormatError (a window above the cap) or the source's I/O error.
+type frameReader struct {
+	name   string
+	src    *bufio.Reader
+	tail   *sourceReader // its last bytes, for the seal check at a cut
+	window uint64
+	format int // the header's format once read; 0 before
+
+	stored   int64     // stored bytes consumed
+	chain    hash.Hash // SHA-256 of the stored bytes consumed
+	produced int64     // decompressed bytes returned
+
+	frames     int  // data frames read
+	sinceCheck bool // a data frame was read since the last checkpoint
+	checks     int  // checkpoints read
+	sealed     bool // the final checkpoint was read
+	sealDigest []byte
+
+	stream *zstd.Decoder // decodes frame 1 (and format 1's frames) as a stream
+	whole  *zstd.Decoder // decodes format 2 frames with DecodeAll
+	walk   frameWalk
+	cur    io.Reader // the frame being returned, nil between frames
+	buf    []byte    // stored bytes of the frame being decoded whole
+	out    []byte    // its decompressed bytes
+	outOff int
+
+	cut error // set once the stored stream was found cut
+	err error // sticky
+}
+
+func newFrameReader(name string, src *bufio.Reader, tail *sourceReader, window uint64) (*frameReader, error) {
+	dec, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(1), // synchronous: no goroutines, partial frames decode up to the cut
+		zstd.WithDecoderMaxMemory(window),
+		zstd.WithDecoderMaxWindow(window))
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: zstd: %w", name, err)
+	}
+	return &frameReader{name: name, src: src, tail: tail, window: window, chain: sha256.New(), stream: dec}, nil
+}
+
+func (f *frameReader) damaged(off int64, format string, args ...any) *DamagedError {
+	return &DamagedError{Path: f.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// strict reports whether the format 2 rules apply: every data frame after
+// the first followed by a checkpoint, frames decoded whole. Format 1 files
+// are one frame and carry no checkpoints.
+func (f *frameReader) strict() bool { return f.format != 1 }
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	for {
+		if f.err != nil {
+			return 0, f.err
+		}
+		if f.outOff < len(f.out) {
+			n := copy(p, f.out[f.outOff:])
+			f.outOff += n
+			f.produced += int64(n)
+			return n, nil
+		}
+		if f.cur != nil {
+			n, err := f.cur.Read(p)
+			f.produced += int64(n)
+			if err == io.EOF {
+				f.cur = nil
+				err = nil
+				if n == 0 {
+					continue
+				}
+			}
+			if err != nil {
+				f.cur = nil
+				f.err = f.frameError(f.walk.start, err)
+			}
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if err := f.next(); err != nil {
+			f.err = err
+		}
+	}
+}
+
+// frameError classifies an error met decoding the frame at off.
+func (f *frameReader) frameError(off int64, err error) error {
+	var ce *cutError
+	var fe *FormatError
+	var de *DamagedError
+	switch {
+	case f.cut != nil:
+		return f.cut
+	case errors.As(err, &ce), errors.As(err, &fe), errors.As(err, &de):
+		return err
+	case f.tail.err != nil:
+		return fmt.Errorf("bundle %s: %w", f.name, f.tail.err)
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		// The declared window was checked against the cap (readHeader):
+		// a frame that needs more than it declares is damaged.
+		if f.strict() && f.frames > 1 {
+			return f.damaged(off, "the zstd frame decodes to more than the %d bytes a wireproof frame holds (%v)", frameDecodeMax, err)
+		}
+		return f.damaged(off, "the zstd frame needs more than the window it declares (%v)", err)
+	case errors.Is(err, zstd.ErrCRCMismatch):
+		return f.damaged(off, "the zstd frame's content checksum does not match its content")
+	}
+	return f.damaged(off, "corrupt zstd data in the frame (%v)", err)
+}
+
+// next reads the next unit of the stored stream: a data frame (which it
+// starts returning) or a checkpoint (which it checks). At the clean end of
+// the stored stream it returns io.EOF.
+func (f *frameReader) next() error {
+	start := f.stored
+	magic, err := f.src.Peek(4)
+	if len(magic) == 0 && err == io.EOF {
+		return io.EOF
+	}
+	if f.tail.err != nil {
+		return fmt.Errorf("bundle %s: %w", f.name, f.tail.err)
+	}
+	if f.sealed {
+		return f.damaged(start, "data after the seal (the checkpoint that ends a closed bundle)")
+	}
+	if len(magic) < 4 {
+		return f.cutAt(start, "a zstd frame")
+	}
+	switch {
+	case bytes.Equal(magic, zstdMagic):
+		return f.dataFrame(start)
+	case magic[0]&0xf0 == 0x50 && bytes.Equal(magic[1:], skippableMagic[1:]):
+		return f.checkpoint(start, magic[0])
+	}
+	if f.frames > 0 {
+		return f.damaged(start, "bytes that are neither a zstd frame nor a checkpoint (% x)", magic)
+	}
+	return &FormatError{Path: f.name, Msg: "is not a wireproof bundle: not zstd data"}
+}
+
+func (f *frameReader) cutAt(off int64, what string) error {
+	f.cut = &cutError{off: off, what: what}
+	return f.cut
+}
+
+// consume reads n stored bytes into dst (appending), hashing them.
+func (f *frameReader) consume(dst []byte, n int) ([]byte, bool) {
+	for n > 0 {
+		b, err := f.src.Peek(min(n, f.src.Size()))
+		if len(b) > 0 {
+			f.chain.Write(b)
+			dst = append(dst, b...)
+			f.stored += int64(len(b))
+			n -= len(b)
+			f.src.Discard(len(b))
+		}
+		if err != nil && n > 0 {
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+func (f *frameReader) dataFrame(start int64) error {
+	if f.strict() && f.frames > 0 && f.sinceCheck {
+		return f.damaged(start, "a zstd frame follows a frame without the checkpoint between them")
+	}
+	f.walk = frameWalk{f: f, start: start}
+	if err := f.walk.readHeader(); err != nil {
+		return err
+	}
+	f.frames++
+	f.sinceCheck = true
+	if f.frames == 1 || !f.strict() {
+		if f.walk.dict {
+			return f.damaged(start, "the zstd frame needs a dictionary")
+		}
+		if err := f.stream.Reset(&f.walk); err != nil {
+			return f.frameError(start, err)
+		}
+		f.cur = f.stream
+		return nil
+	}
+	if !f.walk.checksum {
+		return f.damaged(start, "the zstd frame has no content checksum")
+	}
+	if f.walk.dict {
+		return f.damaged(start, "the zstd frame needs a dictionary")
+	}
+	f.buf = f.buf[:0]
+	for {
+		if len(f.buf) > frameStoredMax {
+			return f.damaged(start, "the zstd frame is larger than the %d bytes a wireproof frame holds", frameStoredMax)
+		}
+		if cap(f.buf)-len(f.buf) < 64<<10 {
+			f.buf = append(f.buf, make([]byte, 64<<10)...)[:len(f.buf)]
+		}
+		n, err := f.walk.Read(f.buf[len(f.buf):cap(f.buf)])
+		f.buf = f.buf[:len(f.buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if f.whole == nil {
+		dec, err := zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxMemory(min(f.window, frameDecodeMax)),
+			zstd.WithDecoderMaxWindow(f.window))
+		if err != nil {
+			return fmt.Errorf("bundle %s: zstd: %w", f.name, err)
+		}
+		f.whole = dec
+	}
+	out, err := f.whole.DecodeAll(f.buf, f.out[:0])
+	if err != nil {
+		return f.frameError(start, err)
+	}
+	f.out, f.outOff = out, 0
+	return nil
+}
+
+// checkpoint reads and checks the checkpoint starting at start.
+func (f *frameReader) checkpoint(start int64, id byte) error {
+	head, _ := f.src.Peek(8)
+	if len(head) < 8 {
+		return f.cutAt(start, "a checkpoint")
+	}
+	size := binary.LittleEndian.Uint32(head[4:])
+	if id != skippableMagic[0] || size != checkpointSize {
+		return f.damaged(start, "a skippable zstd frame (id %d, %d bytes) that is not a wireproof checkpoint", id&0xf, size)
+	}
+	if !f.strict() {
+		return f.damaged(start, "a checkpoint in a format %d bundle, which has none", f.format)
+	}
+	want := f.chain.Sum(nil) // the chain before this checkpoint's own bytes
+	body, ok := f.consume(nil, checkpointFrame)
+	if !ok {
+		return f.cutAt(start, "a checkpoint")
+	}
+	c := parseCheckpoint(body[8:])
+	switch {
+	case f.frames == 0 || !f.sinceCheck:
+		return f.damaged(start, "a checkpoint without a zstd frame before it")
+	case c.flags&^1 != 0:
+		return f.damaged(start, "the checkpoint has unknown flags %#x", c.flags)
+	case c.offset != uint64(start):
+		return f.damaged(start, "the checkpoint says it is at byte %d", c.offset)
+	case c.content != uint64(f.produced):
+		return f.damaged(start, "the checkpoint counts %d decompressed bytes before it, the frames hold %d", c.content, f.produced)
+	case !bytes.Equal(c.digest[:], want):
+		return f.damaged(start, "the checkpoint's digest %x does not match the stored bytes before it (%x)", c.digest, want)
+	}
+	f.checks++
+	f.sinceCheck = false
+	if c.final {
+		f.sealed = true
+		f.sealDigest = want
+	}
+	return nil
+}
+
+// tailIsSeal reports whether the stored stream, which has ended, ends with
+// a seal: the final checkpoint, at its own offset. A file that ends so was
+// closed, so a frame that runs past its end is damage, not a cut.
+func (f *frameReader) tailIsSeal() bool {
+	t := f.tail.last()
+	if len(t) < checkpointFrame {
+		return false
+	}
+	t = t[len(t)-checkpointFrame:]
+	if !bytes.Equal(t[:4], skippableMagic) || binary.LittleEndian.Uint32(t[4:]) != checkpointSize {
+		return false
+	}
+	c := parseCheckpoint(t[8:])
+	return c.final && c.offset == uint64(f.tail.n)-checkpointFrame
+}
+
+func (f *frameReader) close() {
+	f.stream.Close()
+	if f.whole != nil {
+		f.whole.Close()
+	}
+}
+
+// frameWalk returns the stored bytes of one zstd frame (RFC 8878 section
+// 3.1.1) as they are consumed, reading its block headers to know where it
+// ends, and io.EOF there.
+type frameWalk struct {
+	f        *frameReader
+	start    int64
+	checksum bool
+	dict     bool
+	pending  []byte // bytes consumed but not yet returned
+	left     int    // bytes of the current block still to return
+	last     bool   // the current block is the last
+	tailLeft int    // checksum bytes still to return after the last block
+	done     bool
+	hdr      [maxFrameHeader]byte
+}
+
+// readHeader consumes the frame header and checks it.
+func (w *frameWalk) readHeader() error {
+	f := w.f
+	b, _ := f.src.Peek(5)
+	if len(b) < 5 {
+		return f.cutAt(w.start, "a zstd frame")
+	}
+	fhd := b[4]
+	n := 5
+	if fhd&0x20 == 0 {
+		n++ // window descriptor
+	}
+	n += [4]int{0, 1, 2, 4}[fhd&3]
+	fcs := [4]int{0, 2, 4, 8}[fhd>>6]
+	if fhd>>6 == 0 && fhd&0x20 != 0 {
+		fcs = 1
+	}
+	n += fcs
+	if fhd&0x08 != 0 {
+		return f.damaged(w.start, "the zstd frame header has its reserved bit set")
+	}
+	h, ok := f.consume(w.hdr[:0], n)
+	if !ok {
+		return f.cutAt(w.start, "a zstd frame")
+	}
+	if win, ok := frameWindow(h); ok && win > f.window {
+		if f.frames > 0 && f.strict() {
+			return f.damaged(w.start, "the zstd frame declares a window of %s, above any wireproof writes", sizeOf(win))
+		}
+		return &FormatError{Path: f.name, Msg: fmt.Sprintf("is a zstd stream whose window (%s) is above this reader's cap of %s (ReaderOptions.MaxDecoderMemory), "+
+			"so it is not decoded: wireproof's Writer never uses one so large; decompress it and compress it again with a smaller window (zstd without --long)",
+			sizeOf(win), sizeOf(f.window))}
+	}
+	w.checksum = fhd&0x04 != 0
+	w.dict = fhd&3 != 0
+	w.pending = h
+	return nil
+}
+
+func (w *frameWalk) Read(p []byte) (int, error) {
+	f := w.f
+	n := 0
+	for len(p) > 0 {
+		if len(w.pending) > 0 {
+			c := copy(p, w.pending)
+			w.pending = w.pending[c:]
+			p = p[c:]
+			n += c
+			continue
+		}
+		if w.left > 0 {
+			b, err := f.src.Peek(min(w.left, len(p), f.src.Size()))
+			if len(b) == 0 && err != nil {
+				return n, f.cutAt(w.start, "a zstd frame")
+			}
+			f.chain.Write(b)
+			c := copy(p, b)
+			f.src.Discard(c)
+			f.stored += int64(c)
+			w.left -= c
+			p = p[c:]
+			n += c
+			continue
+		}
+		if w.done {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, io.EOF
+		}
+		if w.last {
+			// The content checksum, if any, then the end.
+			w.done = true
+			if w.checksum {
+				w.left = 4
+			}
+			continue
+		}
+		h, ok := f.consume(w.hdr[:0], 3)
+		if !ok {
+			return n, f.cutAt(w.start, "a zstd frame")
+		}
+		bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
+		w.last = bh&1 != 0
+		size := int(bh >> 3)
+		switch (bh >> 1) & 3 {
+		case 0, 2: // raw, compressed
+			w.left = size
+		case 1: // RLE: one byte
+			w.left = 1
+		default:
+			return n, f.damaged(f.stored-3, "a zstd block of the reserved type")
+		}
+		if size > maxBlockSize {
+			return n, f.damaged(f.stored-3, "a zstd block of %d bytes, above the format's %d", size, maxBlockSize)
+		}
+		w.pending = h
+	}
+	return n, nil
+}

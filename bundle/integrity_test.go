@@ -1,0 +1,204 @@
+package bundle
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"time"
+)
+
+// integrityBundle is a closed bundle of several frames: one per flush, a
+// message over several zstd blocks, and one that spans frames (over
+// frameMax), like a recording with lifecycle events between bursts.
+func integrityBundle(t testing.TB) ([]byte, []Event) {
+	return integrityBundleOf(t, 2<<10, 140<<10)
+}
+
+// integrityBundleOf is integrityBundle with noise random bytes and text
+// bytes of compressible text (over 128 KiB: several blocks).
+func integrityBundleOf(t testing.TB, noiseLen, textLen int) ([]byte, []Event) {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	add := func(ev Event) {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+		ev.Detach()
+		events = append(events, ev)
+	}
+	for i, ev := range sampleEvents() {
+		add(ev)
+		if i%5 == 4 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A message over several blocks, and random-looking bytes that do not
+	// compress, so flips land in raw and compressed blocks alike.
+	text := bytes.Repeat([]byte(`thread.message hello 0123456789 `), textLen/32)
+	add(Event{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Type: TypeText, Body: Text(text)})
+	noise := make([]byte, noiseLen)
+	x := uint32(1)
+	for i := range noise {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		noise[i] = byte(x)
+	}
+	add(Event{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Type: TypeBinary, Body: Binary(noise)})
+	add(Event{Kind: KindMark, Name: "phase", Body: Text([]byte(`{"phase":"done"}`))})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Clone(buf.Bytes()), events
+}
+
+// readResult reads a whole bundle and says which of the three it is.
+type readResult struct {
+	events    []Event
+	err       error
+	atOpen    bool
+	truncated bool
+}
+
+func readBytes(data []byte) readResult {
+	r, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		return readResult{err: err, atOpen: true}
+	}
+	defer r.Close()
+	var res readResult
+	for {
+		var ev Event
+		err := r.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			res.err = err
+			return res
+		}
+		ev.Detach()
+		res.events = append(res.events, ev)
+	}
+	res.truncated = r.Truncated()
+	return res
+}
+
+// TestBitFlipMatrix flips bits across the whole of a closed bundle: every
+// flip is found as damage (or, in the first bytes, which say what the file
+// is, makes it unreadable), never read as verified and never as a clean cut.
+func TestBitFlipMatrix(t *testing.T) {
+	data, _ := integrityBundle(t)
+	if res := readBytes(data); res.err != nil || res.truncated {
+		t.Fatalf("the intact bundle: err %v, truncated %v", res.err, res.truncated)
+	}
+	var flips, damaged, unreadable int
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for i := 0; i < len(data); i += step {
+		bits := []int{i % 8}
+		if i < 64 || i >= len(data)-256 {
+			bits = []int{0, 1, 2, 3, 4, 5, 6, 7} // every bit of the frame headers and the seal
+		}
+		for _, bit := range bits {
+			b := bytes.Clone(data)
+			b[i] ^= 1 << bit
+			flips++
+			res := readBytes(b)
+			var de *DamagedError
+			var fe *FormatError
+			switch {
+			case errors.As(res.err, &de):
+				damaged++
+			case res.atOpen && i < 6 && errors.As(res.err, &fe):
+				unreadable++ // the magic or the first frame's header: not a bundle at all
+			case res.err == nil && res.truncated:
+				t.Fatalf("flip of bit %d of byte %d of %d: read as truncated, not damaged (%d events)", bit, i, len(data), len(res.events))
+			case res.err == nil:
+				t.Fatalf("flip of bit %d of byte %d of %d: read as verified", bit, i, len(data))
+			default:
+				t.Fatalf("flip of bit %d of byte %d of %d: %v (%T), want a *DamagedError", bit, i, len(data), res.err, res.err)
+			}
+		}
+	}
+	t.Logf("%d flips over %d bytes: %d damaged, %d unreadable", flips, len(data), damaged, unreadable)
+}
+
+// TestCutAtEveryByte: a closed bundle cut at any byte reads as truncated,
+// never as damaged, and what it returns is a prefix of the events; cut
+// inside its header it has no header to read.
+func TestCutAtEveryByte(t *testing.T) {
+	data, events := integrityBundle(t)
+	headerEnd := bytes.Index(data[4:], skippableMagic) + 4 + checkpointFrame // frame 1 and its checkpoint
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for n := 0; n < len(data); n += step {
+		res := readBytes(data[:n])
+		var de *DamagedError
+		var fe *FormatError
+		switch {
+		case errors.As(res.err, &de):
+			t.Fatalf("cut at %d of %d: %v, want truncated", n, len(data), res.err)
+		case n < headerEnd-checkpointFrame && res.atOpen && errors.As(res.err, &fe):
+			continue // no header yet
+		case res.err != nil:
+			t.Fatalf("cut at %d of %d (header ends at %d): %v (%T), want truncated", n, len(data), headerEnd, res.err, res.err)
+		case !res.truncated:
+			t.Fatalf("cut at %d of %d: not truncated", n, len(data))
+		}
+		if len(res.events) > len(events) {
+			t.Fatalf("cut at %d: %d events, more than the %d written", n, len(res.events), len(events))
+		}
+		for i := range res.events {
+			if res.events[i].Seq != events[i].Seq || !bytes.Equal(res.events[i].Body.Data, events[i].Body.Data) {
+				t.Fatalf("cut at %d: event %d differs from the one written", n, i)
+			}
+		}
+	}
+}
+
+// TestGarbageAfterTheSeal: anything after a closed bundle's seal is damage.
+func TestGarbageAfterTheSeal(t *testing.T) {
+	data, _ := integrityBundle(t)
+	for name, tail := range map[string][]byte{
+		"a zero":           {0},
+		"text":             []byte("hello\n"),
+		"a zstd frame":     compress(t, `{"seq":99,"t":1,"kind":"mark"}`+"\n"),
+		"the bundle again": data,
+		"a checkpoint":     data[len(data)-checkpointFrame:],
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := readBytes(append(bytes.Clone(data), tail...))
+			var de *DamagedError
+			if !errors.As(res.err, &de) {
+				t.Fatalf("err %v (%T), truncated %v; want a *DamagedError", res.err, res.err, res.truncated)
+			}
+		})
+	}
+}
+
+// TestLegacyGarbageAfterTrailer: a format 1 bundle followed by anything is
+// damaged too; read alone it verifies.
+func TestLegacyGarbageAfterTrailer(t *testing.T) {
+	old := legacy(t, writeBundle(t, sampleEvents(), true))
+	if res := readBytes(old); res.err != nil || res.truncated {
+		t.Fatalf("format 1 bundle: err %v, truncated %v", res.err, res.truncated)
+	}
+	res := readBytes(append(bytes.Clone(old), "garbage"...))
+	var de *DamagedError
+	if !errors.As(res.err, &de) {
+		t.Fatalf("format 1 bundle with garbage after it: err %v (%T), truncated %v; want a *DamagedError", res.err, res.err, res.truncated)
+	}
+}
