@@ -25,6 +25,9 @@ const (
 	// cut short (verify's results.json).
 	StatusUnreadable  Status = "unreadable"
 	StatusInterrupted Status = "interrupted"
+	// StatusDamaged: a bundle whose stored bytes are not what its writer
+	// wrote (bundle.DamagedError); what it holds is not evidence of a run.
+	StatusDamaged Status = "damaged"
 )
 
 // Verdict is the outcome of one run, computed live and again by replay from the

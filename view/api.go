@@ -95,14 +95,16 @@ func writeError(w http.ResponseWriter, err error) {
 	var nf errNotFound
 	var bad errBadRequest
 	var format *bundle.FormatError
+	var damaged *bundle.DamagedError
 	switch {
 	case errors.As(err, &nf), errors.Is(err, fs.ErrNotExist): // a bundle file removed since
 		code = http.StatusNotFound
 	case errors.As(err, &bad):
 		code = http.StatusBadRequest
-	case errors.As(err, &format):
-		// The bundle cannot be read (not zstd, a broken line): the
-		// request is fine, the file it names is not; not a server fault.
+	case errors.As(err, &format), errors.As(err, &damaged):
+		// The bundle cannot be read (not zstd, a broken line) or is
+		// damaged: the request is fine, the file it names is not; not a
+		// server fault.
 		code = http.StatusUnprocessableEntity
 	}
 	w.Header().Set("Content-Type", "application/json")

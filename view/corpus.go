@@ -3,6 +3,7 @@ package view
 import (
 	"cmp"
 	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"strconv"
@@ -56,6 +57,9 @@ func summarize(ctx context.Context, src Source, id string) Row {
 	res, err := replay.ReplayFile(ctx, src.Path, nil)
 	if err != nil {
 		row.Status, row.Error = assert.StatusUnreadable, err.Error()
+		if de := (*bundle.DamagedError)(nil); errors.As(err, &de) {
+			row.Status = assert.StatusDamaged // never listed as passed
+		}
 		return row
 	}
 	fillRow(&row, res)
@@ -127,12 +131,14 @@ func rates(rows []Row) []Rate {
 			sc = "(none)"
 		}
 		runs[sc]++
-		if r.Status == assert.StatusFailed || r.Status == assert.StatusUnreadable || r.Replay == replay.Diverged {
+		if r.Status == assert.StatusFailed || r.Status == assert.StatusUnreadable || r.Status == assert.StatusDamaged || r.Replay == replay.Diverged {
 			failed[key{sc, ""}]++
 			check := r.Check
 			switch {
 			case r.Status == assert.StatusUnreadable:
 				check = "(unreadable)"
+			case r.Status == assert.StatusDamaged:
+				check = "(damaged)"
 			case check == "" && r.Replay == replay.Diverged:
 				check = "(diverged)"
 			}

@@ -125,11 +125,17 @@ func runIndex(ctx context.Context, opts indexOptions, args []string) error {
 			return fmt.Errorf("writing output: %w", err)
 		}
 	}
-	var unreadable []string
+	var unreadable, damaged []string
 	for _, e := range entries {
-		if e.Status == bundleindex.StatusUnreadable {
+		switch e.Status {
+		case bundleindex.StatusUnreadable:
 			unreadable = append(unreadable, e.Path)
+		case bundleindex.StatusDamaged:
+			damaged = append(damaged, e.Path)
 		}
+	}
+	if len(damaged) > 0 {
+		return damagedError{fmt.Errorf("%d bundle(s) are damaged: %s", len(damaged), strings.Join(damaged, ", "))}
 	}
 	if len(unreadable) > 0 {
 		return unreadableError{fmt.Errorf("%d bundle(s) could not be read: %s", len(unreadable), strings.Join(unreadable, ", "))}

@@ -138,16 +138,21 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 			return outputError{opts.JUnit, err}
 		}
 	}
-	var unreadable []string
+	var unreadable, damaged []string
 	failed := 0
 	for _, o := range outcomes {
-		if o.err != nil {
+		switch {
+		case isDamaged(o.err):
+			damaged = append(damaged, o.ref.Path)
+		case o.err != nil:
 			unreadable = append(unreadable, o.ref.Path)
-		} else if !o.passed() {
+		case !o.passed():
 			failed++
 		}
 	}
 	switch {
+	case len(damaged) > 0:
+		return damagedError{fmt.Errorf("%d bundle(s) are damaged: %s", len(damaged), strings.Join(damaged, ", "))}
 	case len(unreadable) > 0:
 		return unreadableError{fmt.Errorf("%d bundle(s) could not be read: %s", len(unreadable), strings.Join(unreadable, ", "))}
 	case failed > 0:
@@ -270,7 +275,7 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 // nothing in it depends on time or scheduling.
 type replayJSON struct {
 	Path             string               `json:"path"`
-	Status           assert.Status        `json:"status"` // passed, failed or unreadable
+	Status           assert.Status        `json:"status"` // passed, failed, skipped, unreadable or damaged
 	Scenario         string               `json:"scenario,omitempty"`
 	Outcome          replay.Reproduction  `json:"outcome,omitempty"`
 	Verdict          *assert.Verdict      `json:"verdict,omitempty"`
@@ -285,11 +290,13 @@ type replayJSON struct {
 }
 
 func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
-	var passed, skipped, failed, diverged, unreadable int
+	var passed, skipped, failed, diverged, unreadable, damaged int
 	enc := json.NewEncoder(opts.stdout)
 	enc.SetEscapeHTML(false)
 	for _, o := range outcomes {
 		switch {
+		case isDamaged(o.err):
+			damaged++
 		case o.err != nil:
 			unreadable++
 		case o.skipped() && o.passed():
@@ -322,6 +329,9 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 		}
 	}
 	summary := fmt.Sprintf("%d bundle(s): %d passed, %d failed, %d diverged, %d unreadable", len(outcomes), passed, failed, diverged, unreadable)
+	if damaged > 0 {
+		summary += fmt.Sprintf(", %d damaged", damaged)
+	}
 	if skipped > 0 {
 		summary += fmt.Sprintf(", %d skipped (no verification run to check)", skipped)
 	}
@@ -335,7 +345,7 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 
 func (o replayOutcome) textLine() string {
 	if o.err != nil {
-		return fmt.Sprintf("UNREADABLE  %s  %v", o.ref.Path, o.err)
+		return fmt.Sprintf("%s  %s  %v", strings.ToUpper(string(errorStatus(o.err))), o.ref.Path, o.err)
 	}
 	v := o.res.Verdict
 	status := "PASS"
@@ -367,7 +377,7 @@ func (o replayOutcome) textLine() string {
 func (o replayOutcome) jsonLine() replayJSON {
 	j := replayJSON{Path: filepath.ToSlash(o.ref.Path)}
 	if o.err != nil {
-		j.Status, j.Error = assert.StatusUnreadable, o.err.Error()
+		j.Status, j.Error = errorStatus(o.err), o.err.Error()
 		return j
 	}
 	v := o.res.Verdict
@@ -424,7 +434,8 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 		switch {
 		case o.err != nil:
 			s.Errors++
-			c.Error = &junitFailure{Message: "unreadable bundle", Type: string(assert.StatusUnreadable), Text: o.err.Error()}
+			st := errorStatus(o.err)
+			c.Error = &junitFailure{Message: string(st) + " bundle", Type: string(st), Text: o.err.Error()}
 		case o.skipped() && o.passed():
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: "no verification run to check (a plain recording)"}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/objstore"
 )
 
@@ -24,6 +26,9 @@ import (
 //	6    an output could not be written: the bundle of record or verify,
 //	     verify's --out directory, verdict or results.json, report -o, export
 //	     -o, replay --junit
+//	7    a bundle is damaged: its stored bytes are not what its writer wrote
+//	     (a checksum, checkpoint or trailer that does not match, data after
+//	     its end); a bundle merely cut short is read up to the cut, exit 0
 //	130  interrupted by SIGINT or SIGTERM (what was recorded is closed cleanly)
 //
 // The verbs that serve until stopped, view and playback, end normally on
@@ -45,8 +50,11 @@ const (
 	// exitStorage: object storage could not be used (credentials refused,
 	// endpoint unreachable) or an upload failed; the run's files are kept
 	// in the local spool and the message says where.
-	exitStorage     = 5
-	exitOutput      = 6
+	exitStorage = 5
+	exitOutput  = 6
+	// exitDamaged: a bundle's stored bytes are not what its writer wrote
+	// (*bundle.DamagedError).
+	exitDamaged     = 7
 	exitInterrupted = 130
 )
 
@@ -108,6 +116,28 @@ func (e playbackMissedError) Error() string {
 	return fmt.Sprintf("playback --strict: %d missed, %d never played", e.misses, e.unplayed)
 }
 
+// damagedError names the damaged bundles of a verb that reads many (replay,
+// index); one bundle's *bundle.DamagedError maps to the same code.
+type damagedError struct{ err error }
+
+func (e damagedError) Error() string { return e.err.Error() }
+func (e damagedError) Unwrap() error { return e.err }
+
+// isDamaged reports an error about a damaged bundle.
+func isDamaged(err error) bool {
+	var de *bundle.DamagedError
+	return errors.As(err, &de)
+}
+
+// errorStatus is how a bundle that could not be replayed or indexed is
+// listed: damaged or unreadable.
+func errorStatus(err error) assert.Status {
+	if isDamaged(err) {
+		return assert.StatusDamaged
+	}
+	return assert.StatusUnreadable
+}
+
 // exitStatusError passes a child's exit status through (record -- CMD).
 type exitStatusError struct{ code int }
 
@@ -127,6 +157,8 @@ func exitCode(err error, interrupted bool) int {
 		store  storageError
 		objerr *objstore.Error
 		output outputError
+		dmg    damagedError
+		bdmg   *bundle.DamagedError
 	)
 	switch {
 	case errors.As(err, &intr):
@@ -137,6 +169,8 @@ func exitCode(err error, interrupted bool) int {
 		return exitUsage
 	case errors.As(err, &store):
 		return exitStorage
+	case errors.As(err, &dmg), errors.As(err, &bdmg):
+		return exitDamaged
 	case errors.As(err, &unread):
 		return exitUnreadable
 	case errors.As(err, &objerr):

@@ -23,6 +23,9 @@ const (
 	StatusIncomplete assert.Status = "incomplete"
 	// StatusUnreadable: the bundle could not be read.
 	StatusUnreadable = assert.StatusUnreadable
+	// StatusDamaged: the bundle's stored bytes are not what its writer
+	// wrote (*bundle.DamagedError); its verdict, if any, is not counted.
+	StatusDamaged = assert.StatusDamaged
 )
 
 // Entry is one line of the index. Field names are stable: queries use them.
@@ -58,6 +61,16 @@ type Entry struct {
 	Error     string `json:"error,omitempty"`
 }
 
+// errorStatus is the status of a bundle that could not be read: damaged or
+// unreadable.
+func errorStatus(err error) assert.Status {
+	var de *bundle.DamagedError
+	if errors.As(err, &de) {
+		return StatusDamaged
+	}
+	return StatusUnreadable
+}
+
 // Summarize reads a bundle as a stream and returns its entry. Payloads other
 // than the verdict's are not decoded. A bundle that cannot be read is an
 // entry with Status unreadable and the reason in Error, not an error; the
@@ -66,7 +79,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 	e := Entry{Path: name, Size: size, Status: StatusIncomplete}
 	r, err := bundle.NewReader(in, &bundle.ReaderOptions{Name: name, SkipBody: func(k bundle.Kind) bool { return k != bundle.KindVerdict }})
 	if err != nil {
-		e.Status, e.Error = StatusUnreadable, err.Error()
+		e.Status, e.Error = errorStatus(err), err.Error()
 		return e, nil
 	}
 	defer r.Close()
@@ -88,7 +101,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 			return e, err
 		}
 		if err != nil {
-			e.Status, e.Error = StatusUnreadable, err.Error()
+			e.Status, e.Error = errorStatus(err), err.Error()
 			return e, nil
 		}
 		e.Events++

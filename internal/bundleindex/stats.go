@@ -19,7 +19,7 @@ type ScenarioStats struct {
 	// Flaky: the same scenario both passed and failed.
 	Flaky bool `json:"flaky"`
 	// Incomplete counts bundles without a verdict, Unreadable those that
-	// could not be read; neither is in Runs.
+	// could not be read or are damaged; neither is in Runs.
 	Incomplete int `json:"incomplete,omitempty"`
 	Unreadable int `json:"unreadable,omitempty"`
 }
@@ -53,7 +53,7 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 			checks[[2]string{e.Scenario, e.Check}]++
 		case StatusIncomplete:
 			s.Incomplete++
-		case StatusUnreadable:
+		case StatusUnreadable, StatusDamaged: // neither is evidence of a run
 			s.Unreadable++
 		}
 	}
