@@ -472,3 +472,26 @@ func TestS3RecordUntilInterrupt(t *testing.T) {
 		t.Errorf("record over an existing object: exit %d, %s", code, errOut)
 	}
 }
+
+// TestS3RecordCommandThatCannotStart: record -o s3://... of a command that
+// is found but cannot be executed exits 127 and leaves neither an object
+// nor a spool job behind.
+func TestS3RecordCommandThatCannotStart(t *testing.T) {
+	c, prefix := s3test.Prefix(t)
+	sp := t.TempDir()
+	notExec := filepath.Join(t.TempDir(), "garbage")
+	if err := os.WriteFile(notExec, []byte("\x00\x01 not a program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dest := prefix.Join("run.zst")
+	code, stdout, stderr := s3Run(t, sp, nil, "record", "--upstream", "http://127.0.0.1:9", "-o", dest.String(), "--", notExec)
+	if code != 127 || !strings.Contains(stderr, "cannot run "+notExec) || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 127 naming the command", code, stdout, stderr)
+	}
+	if files := spoolFiles(t, sp); len(files) != 0 {
+		t.Errorf("the spool holds %q", files)
+	}
+	if keys := keysUnder(t, c, prefix); len(keys) != 0 {
+		t.Errorf("the prefix holds %q", keys)
+	}
+}
