@@ -45,8 +45,11 @@ type DiffResult struct {
 	// make the runs differ.
 	Transient []StoryHunk `json:"transient"`
 	Traffic   Traffic     `json:"traffic"`
-	// Same: the runs tell the same story (same verdict status and failing
-	// check, no divergence).
+	// Suites is every suite that ran on either side, with its status and
+	// failing check on each.
+	Suites []SuiteDiff `json:"suites"`
+	// Same: the runs tell the same story (the same verdict status, every
+	// suite with the same status and failing check, no divergence).
 	Same bool `json:"same"`
 	// Context is the number of steps of context the text shows.
 	Context int `json:"-"`
@@ -151,7 +154,9 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 		// Only the last stretch can reach the end of a story.
 		res.Divergence = &Divergence{StoryHunk: sh, Diff: stateDiff(sa, sb)}
 	}
-	res.Same = res.Divergence == nil && res.A.Verdict.Status == res.B.Verdict.Status && failedCheck(res.A.Verdict) == failedCheck(res.B.Verdict)
+	res.Suites = suiteDiffs(res.A.Verdict, res.B.Verdict)
+	res.Same = res.Divergence == nil && res.A.Verdict.Status == res.B.Verdict.Status &&
+		failingCheck(res.A.Verdict.Failure) == failingCheck(res.B.Verdict.Failure) && !slices.ContainsFunc(res.Suites, func(d SuiteDiff) bool { return !d.Same() })
 	return res, nil
 }
 
@@ -210,14 +215,6 @@ func stateAt(s []StoryStep, i int, own bool) (StoryState, uint64) {
 	return s[i-1].State, s[i-1].LastSeq
 }
 
-// failedCheck is the verdict's failing check, or "".
-func failedCheck(v assert.Verdict) string {
-	if v.Failure == nil {
-		return ""
-	}
-	return v.Failure.Check
-}
-
 // blankVerdict returns v without what differs between any two runs: ids,
 // seqs, times and the secret.
 func blankVerdict(v assert.Verdict, secret string) assert.Verdict {
@@ -231,18 +228,32 @@ func blankVerdict(v assert.Verdict, secret string) assert.Verdict {
 		}
 		v.AcknowledgementIDs = ids
 	}
-	if v.Failure != nil {
-		f := *v.Failure
-		f.Seq, f.T = 0, 0
-		f.ThreadID, f.RunID = scrub.Text(f.ThreadID, secret), scrub.Text(f.RunID, secret)
-		f.Expected, f.Seen, f.Diff = scrub.Text(f.Expected, secret), scrub.Text(f.Seen, secret), scrub.Text(f.Diff, secret)
-		v.Failure = &f
+	v.Failure = blankFailure(v.Failure, secret)
+	if v.Suites != nil {
+		suites := make([]assert.SuiteResult, len(v.Suites))
+		for i, s := range v.Suites {
+			s.Failure = blankFailure(s.Failure, secret)
+			suites[i] = s
+		}
+		v.Suites = suites
 	}
 	if v.Milestones != nil {
 		m := *v.Milestones
 		v.Milestones = &m
 	}
 	return v
+}
+
+// blankFailure is f without its seq, time, ids and the secret.
+func blankFailure(f *assert.Failure, secret string) *assert.Failure {
+	if f == nil {
+		return nil
+	}
+	b := *f
+	b.Seq, b.T = 0, 0
+	b.ThreadID, b.RunID = scrub.Text(b.ThreadID, secret), scrub.Text(b.RunID, secret)
+	b.Expected, b.Seen, b.Diff = scrub.Text(b.Expected, secret), scrub.Text(b.Seen, secret), scrub.Text(b.Diff, secret)
+	return &b
 }
 
 // headerDiff lists the manifest fields (and the tool) that differ.

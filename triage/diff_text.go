@@ -38,6 +38,18 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 
 	b.WriteString("\nverdict\n")
 	fmt.Fprintf(&b, "  A  %s\n  B  %s\n", verdictLine(r.A.Verdict), verdictLine(r.B.Verdict))
+	if len(r.Suites) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  suite\tA\tB\t\t\n")
+		for _, s := range r.Suites {
+			mark := ""
+			if !s.Same() {
+				mark = "*"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", s.Suite, suiteCell(s.A, s.ACheck), suiteCell(s.B, s.BCheck), mark)
+		}
+		tw.Flush()
+	}
 	if r.VerdictDiff == "" {
 		b.WriteString("  the verdicts agree (ids, seqs and times aside)\n")
 	} else {
@@ -164,6 +176,17 @@ func verdictLine(v assert.Verdict) string {
 		s += fmt.Sprintf("  %s @%d: %s", v.Failure.Check, v.Failure.Seq, v.Failure.Message)
 	}
 	return s + "  restart " + orDash(string(v.Restart))
+}
+
+// suiteCell is a suite's status and failing check on one side of a diff.
+func suiteCell(st assert.Status, check string) string {
+	switch {
+	case st == "":
+		return "(did not run)"
+	case check != "":
+		return string(st) + " " + check
+	}
+	return string(st)
 }
 
 func writeCounts(tw *tabwriter.Writer, title string, rows []CountRow) {

@@ -62,6 +62,7 @@ type reportView struct {
 	Colspan         int // columns of the timeline: seq, t, kind and the lanes
 
 	Status       string // the replayed status, else the recorded one
+	Suites       []assert.SuiteResult
 	Failure      *assert.Failure
 	FailureAt    string
 	HasFailSeq   bool
@@ -150,6 +151,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	}
 	if verdict != nil {
 		v.Status = string(verdict.Status)
+		v.Suites = Suites(*verdict)
 		v.Failure = verdict.Failure
 		if f := verdict.Failure; f != nil {
 			v.HasFailSeq, v.FailSeq = true, f.Seq

@@ -35,6 +35,11 @@ tr:target td{outline:2px solid #b00020}
 
 <h2 id="verdict">Verdict</h2>
 <p>status: <strong class="{{.Status}}">{{.Status}}</strong> &middot; {{.Agreement}}</p>
+{{if .Suites}}<table id="suites">
+<tr><th>suite</th><th>status</th><th>failing check</th><th>at</th><th>message</th><th>expected</th><th>seen</th></tr>
+{{range .Suites}}<tr class="suite-{{.Status}}"><td>{{.Suite}}</td><td class="{{.Status}}">{{.Status}}</td>{{with .Failure}}<td>{{.Check}}</td><td><a href="#seq-{{.Seq}}">seq {{.Seq}}</a></td><td>{{.Message}}</td><td>{{.Expected}}</td><td>{{.Seen}}</td>{{else}}<td colspan="5"></td>{{end}}</tr>
+{{end}}</table>{{end}}
+{{if and .Suites .Failure}}<p>the verdict's failure (the first in the order of the suites above):</p>{{end}}
 {{with .Failure}}
 <table>
 <tr><th>check</th><td>{{.Check}}</td></tr>

@@ -16,7 +16,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/replay/synth"
 )
 
 // The browser tests drive a real headless Chromium against the viewer served
@@ -356,4 +358,38 @@ func TestBrowserDiff(t *testing.T) {
 	if !strings.HasSuffix(links[1], "="+sel) {
 		t.Errorf("followed %s, selected seq %s", links[1], sel)
 	}
+}
+
+// TestBrowserEverySuite: a run that failed both suites shows both in the
+// banner, each with its failing check, and the verdict box gives the second
+// suite's failure a link to its event.
+func TestBrowserEverySuite(t *testing.T) {
+	dir := t.TempDir()
+	s := synth.WithStrayExit(synth.MustBuild(synth.Options{Scenario: assert.ScenarioIdle, Fault: "double-notification"}))
+	if err := synth.WriteRecorded(filepath.Join(dir, "both.zst"), s); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := Resolve([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := newBrowser(t, New(context.Background(), srcs, nil))
+	br.run(chromedp.Navigate(br.base + "/b/both"))
+	br.waitJS("the suites", `document.querySelectorAll("#suites .suite").length === 2`)
+	got := eval[[]string](br, `[...document.querySelectorAll("#suites .suite")].map(s => s.textContent)`)
+	stray := s.At[synth.LabelStrayExit]
+	want := []string{
+		fmt.Sprintf("background-delivery failed single-notification @%d", s.At[synth.LabelFinal]),
+		fmt.Sprintf("protocol-conformance failed answers-request @%d", stray),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("suites in the banner %q, want %q", got, want)
+	}
+	also := eval[string](br, `(document.querySelector('#verdict .also-failed[data-suite="protocol-conformance"]') || {}).textContent || ""`)
+	if !strings.Contains(also, "answers-request") || !strings.Contains(also, "A response answers no request in flight") {
+		t.Errorf("the verdict box shows the conformance failure as %q", also)
+	}
+	br.screenshot("every-suite")
+	br.run(chromedp.Click(chromedp.CSS(`#verdict .also-failed a`)))
+	br.waitJS("the stray Exit selected", fmt.Sprintf(`(() => { const r = document.querySelector("#events .row.selected"); return !!r && r.dataset.seq === "%d"; })()`, stray))
 }

@@ -47,6 +47,17 @@ function ms(ns) {
 
 function kindClass(kind) { return "k-" + String(kind).split(".")[0]; }
 
+// suiteBadges shows every suite that ran with its status and, when it
+// failed, its failing check: a verdict that failed one suite does not hide
+// how the others ended.
+function suiteBadges(v) {
+  const suites = v.suites && v.suites.length ? v.suites : [];
+  if (!suites.length) return null;
+  return h("span", { class: "suites", id: "suites" }, suites.map((s) =>
+    h("span", { class: "suite", dataset: { suite: s.suite, status: s.status, check: s.failure ? s.failure.check : "" } },
+      badge(s.status, `${s.suite} ${s.status}${s.failure ? " " + s.failure.check + " @" + s.failure.seq : ""}`))));
+}
+
 function badge(status, text) {
   const cls = status === "no live verdict" ? "nolive" : status;
   return h("span", { class: "badge " + cls, text: text || status });
@@ -248,6 +259,7 @@ async function bundlePage(id, u) {
   const summary = h("div", { class: "summary" },
     h("span", { class: "title", text: b.row.name }),
     badge(b.verdict.status),
+    suiteBadges(b.verdict),
     b.row.replay ? badge(b.row.replay) : null,
     h("span", { class: "facts" },
       h("span", null, "scenario ", h("b", { text: b.row.scenario || "—" })),
@@ -267,6 +279,11 @@ async function bundlePage(id, u) {
       f.expected ? [h("span", { class: "k", text: "expected" }), h("span", { class: "mono", text: f.expected })] : null,
       f.seen ? [h("span", { class: "k", text: "seen" }), h("span", { class: "mono", text: f.seen })] : null,
       f.diff ? [h("span", { class: "k", text: "diff" }), h("pre", { text: f.diff })] : null,
+      // Every other suite that failed, with its own failing check.
+      (b.verdict.suites || []).filter((s) => s.failure && (s.failure.check !== f.check || s.failure.seq !== f.seq)).flatMap((s) => [
+        h("span", { class: "k", text: s.suite }),
+        h("span", { class: "also-failed", dataset: { suite: s.suite } }, h("span", { class: "check", text: s.failure.check }), " — ", s.failure.message, "  ", seqLink(s.failure.seq, `@seq ${s.failure.seq}`),
+          s.failure.seen ? h("span", { class: "muted", text: `  seen: ${s.failure.seen}` }) : null)]),
       b.replayDiff ? [h("span", { class: "k", text: "diverged" }), h("pre", { text: b.replayDiff })] : null);
   } else if (b.replayDiff) {
     verdictBox = h("div", { class: "verdict" }, h("span", { class: "k", text: "diverged" }), h("pre", { text: b.replayDiff }));
