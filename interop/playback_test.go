@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -151,7 +152,7 @@ func TestEffectClientAgainstPlayback(t *testing.T) {
 			if !slices.Equal(got.Runs, want.Runs) || got.Ack != want.Ack {
 				t.Errorf("against playback: runs %v ack %v; recorded: runs %v ack %v", got.Runs, got.Ack, want.Runs, want.Ack)
 			}
-			res, err := replay.ReplayFile(ctx, played, nil)
+			res, err := replay.ReplayFile(ctx, played, delivery.Options(nil))
 			if err != nil {
 				t.Fatal(err)
 			}

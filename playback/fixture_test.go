@@ -18,6 +18,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/record"
@@ -226,7 +227,7 @@ func testIdleAgainstPlayback(t *testing.T, serialization string) {
 	// The playback session's recording is evidence like any other: it
 	// replays with the protocol-conformance suite passing and nothing
 	// undecodable.
-	res, err := replay.ReplayFile(ctx, played, nil)
+	res, err := replay.ReplayFile(ctx, played, delivery.Options(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -74,7 +75,7 @@ func TestWebSocketKindsReplay(t *testing.T) {
 	if kinds[bundle.KindWSPing] != 1 || kinds[bundle.KindWSPong] != 1 || kinds[bundle.KindWSClose] != 2 {
 		t.Fatalf("recorded kinds %v, want a ping, a pong and two closes", kinds)
 	}
-	res, err := replay.ReplayFile(context.Background(), path, nil)
+	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -29,7 +30,7 @@ func BenchmarkEngine(b *testing.B) {
 	s := synth.MustBuild(projectionHeavy)
 	b.SetBytes(uncompressedSize(s.Events))
 	for b.Loop() {
-		e := replay.NewEngine(nil)
+		e := replay.NewEngine(delivery.EngineOptions(nil))
 		for i := range s.Events {
 			if err := e.Feed(&s.Events[i]); err != nil {
 				b.Fatal(err)
@@ -55,7 +56,7 @@ func BenchmarkReplayFile(b *testing.B) {
 	b.SetBytes(uncompressedSize(evs))
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := replay.ReplayFile(ctx, path, nil)
+		res, err := replay.ReplayFile(ctx, path, delivery.Options(nil))
 		if err != nil || !res.Reproduced {
 			b.Fatalf("replay: %v %+v", err, res)
 		}
@@ -73,7 +74,7 @@ func BenchmarkReplayBundle(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := replay.ReplayFile(ctx, path, nil)
+		res, err := replay.ReplayFile(ctx, path, delivery.Options(nil))
 		if err != nil || !res.Reproduced {
 			b.Fatalf("replay: %v %+v", err, res)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -113,7 +114,7 @@ func TestConformanceMutations(t *testing.T) {
 		t.Run(tc.check, func(t *testing.T) {
 			s := synth.MustBuild(synth.Options{Scenario: "idle"})
 			evs, at := tc.mutate(t, s.Events)
-			e := replay.NewEngine(nil)
+			e := replay.NewEngine(delivery.EngineOptions(nil))
 			feedAll(t, e, evs)
 			v := e.Verdict()
 			c := conformanceOf(t, v)
@@ -173,7 +174,7 @@ func TestPlainRecordingJudged(t *testing.T) {
 			for i := range evs {
 				evs[i].Seq, evs[i].T = uint64(i), int64(i)
 			}
-			e := replay.NewEngine(nil)
+			e := replay.NewEngine(delivery.EngineOptions(nil))
 			feedAll(t, e, evs)
 			v := e.Verdict()
 			if v.Status != tc.want {
@@ -226,7 +227,7 @@ func TestMalformedMarkIsADecodeError(t *testing.T) {
 			for i := range evs {
 				evs[i].Seq = uint64(i + 1)
 			}
-			e := replay.NewEngine(nil)
+			e := replay.NewEngine(delivery.EngineOptions(nil))
 			feedAll(t, e, evs)
 			v := e.Verdict()
 			if v.Failure == nil || v.Failure.Check != assert.CheckDeadline || !bytes.Contains([]byte(v.Failure.Seen), []byte(tc.seenHas)) {

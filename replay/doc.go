@@ -9,14 +9,16 @@
 // read back from the file and compares the two verdicts, so a live verdict is
 // one replay reproduces.
 //
-// Underneath, [Correlator] follows every Effect RPC call on the WebSocket
-// connections (json and ndjson serializations, numeric and string request
-// ids) from its Request through its Chunks and Acks to the Exit, Interrupt or
-// connection end that closed it, and [DecodeCause] flattens an Exit's cause.
+// The engine routes every connection to the decoder of what it carries
+// (package protocol; Effect RPC to effectrpc.Correlator), runs the event
+// suites on the protocol events, and hands what a verification run is
+// checked for to the [Scenario] values it is given (EngineOptions.Scenarios):
+// it knows no scenario itself. T3's background delivery is package
+// delivery's.
 //
 // Typical use:
 //
-//	res, err := replay.ReplayFile(ctx, "evidence/idle-1.zst", nil)
+//	res, err := replay.ReplayFile(ctx, "evidence/idle-1.zst", delivery.Options(nil))
 //	if err != nil { ... } // the bundle could not be read
 //	fmt.Println(res.Verdict.Status, res.Reproduced)
 package replay

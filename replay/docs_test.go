@@ -109,7 +109,7 @@ func TestArchitectureExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, n := range []string{"Example_check", "ExampleCheck", "ExampleEventSuite", "lineDecoder", "ExampleEngineOptions_routes", "ExampleEngineOptions_onEvent"} {
+	for _, n := range []string{"Example_check", "ExampleCheck", "ExampleEventSuite", "lineDecoder", "ExampleEngineOptions_routes", "ExampleEngineOptions_onEvent", "steady", "ExampleScenario"} {
 		if !shown[n] {
 			t.Errorf("%s shows no worked example %s", doc, n)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
@@ -33,7 +34,7 @@ func TestVerdictDecidedAtDoneMark(t *testing.T) {
 			at := s.At[tc.label] // the deciding event's seq, which is also its index
 
 			// Without a done mark the event decides the run: the case is real.
-			e := replay.NewEngine(nil)
+			e := replay.NewEngine(delivery.EngineOptions(nil))
 			feedAll(t, e, s.Events[:at+1])
 			if f := e.Verdict().Failure; f == nil || f.Check != tc.check || f.Seq != at {
 				t.Fatalf("without a done mark: failure %+v, want %s at seq %d", f, tc.check, at)
@@ -52,7 +53,7 @@ func TestVerdictDecidedAtDoneMark(t *testing.T) {
 			}
 
 			// What the verdict must be: the events up to the mark alone.
-			ref := replay.NewEngine(nil)
+			ref := replay.NewEngine(delivery.EngineOptions(nil))
 			feedAll(t, ref, evs[:at+1])
 			want := ref.Verdict()
 			if want.Failure == nil || want.Failure.Check == tc.check || want.Failure.Seq != at {
@@ -62,11 +63,11 @@ func TestVerdictDecidedAtDoneMark(t *testing.T) {
 			// Live, with a Tap: the recorder delivers every event before the
 			// driver takes the verdict.
 			var tapped []uint64
-			l := replay.NewLive(&replay.EngineOptions{Tap: &replay.Tap{Protocol: func(pe *protocol.Event) {
+			l := replay.NewLive(delivery.EngineOptions(&replay.EngineOptions{Tap: &replay.Tap{Protocol: func(pe *protocol.Event) {
 				if pe.Seq > at {
 					tapped = append(tapped, pe.Seq)
 				}
-			}}})
+			}}}))
 			for i := range evs {
 				if err := l.Event(&evs[i]); err != nil {
 					t.Fatal(err)
@@ -95,7 +96,7 @@ func TestVerdictDecidedAtDoneMark(t *testing.T) {
 			if err := synth.WriteBundle(path, evs); err != nil {
 				t.Fatal(err)
 			}
-			res, err := replay.ReplayFile(context.Background(), path, nil)
+			res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 			if err != nil {
 				t.Fatal(err)
 			}

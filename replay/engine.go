@@ -66,13 +66,20 @@ type EngineOptions struct {
 	// pass. Its payload may be empty where no check reads it (see
 	// ReplayFile).
 	OnBundleEvent func(*bundle.Event)
+	// Scenarios are what verification runs are checked for beyond the event
+	// suites (see Scenario), each fed the bundle until it decides; the
+	// verdict lists each one that applies, before the event suites. nil
+	// means none: a verification run's verdict is then its event suites'
+	// alone. delivery.Scenarios() is the list wireproof records and
+	// replays.
+	Scenarios []Scenario
 	// Suites are event suites run after ConformanceSuite, in order, on the
 	// bundles they apply to.
 	Suites []EventSuite
 	// Routes are tried before the engine's own (see Routes), so a decoder
 	// can take the connections that carry its protocol. An HTTP exchange
-	// one takes is not the engine's HTTP decoder's, whose responses are the
-	// thread reads the background-delivery suite observes.
+	// one takes is not the engine's HTTP decoder's, whose responses (the
+	// bodies ScenarioRun.KeepBody asks for) the scenarios read.
 	Routes []protocol.Route
 	// Tap, if set, receives the decoded calls of the whole bundle (see
 	// Tap). The verdict is the same with or without one.
@@ -95,19 +102,12 @@ func (e *SeqGapError) Error() string {
 	return fmt.Sprintf("event stream broken: expected seq %d, got %d", e.Want, e.Got)
 }
 
-// Restart stages after the main checks passed.
-const (
-	restartWaitMark  = iota // waiting for MarkRestart
-	restartWaitReady        // MarkRestart seen, waiting for the server's proc.ready
-	restartWaitRead         // waiting for the HTTP read of the parent thread
-)
-
 // Engine computes a verdict from the ordered event stream of one run. It is
 // what the live driver runs on every recorded event and what replay runs on
 // the file, so both reach the same verdict. Once decided, the verdict is
 // sticky: later events (shutdown, the verdict event, the trailer) are
-// ignored. Memory is bounded by the latest projections of the parent and
-// child threads and the open calls, not by the stream. Not safe for
+// ignored. Memory is bounded by the open calls and what the scenarios keep,
+// not by the stream. Not safe for
 // concurrent use; see Live.
 type Engine struct {
 	maxBody, maxErrs int
@@ -118,36 +118,10 @@ type Engine struct {
 	lastSeq uint64 // last event that mattered to the checks
 	lastT   int64
 
-	scenario       assert.Scenario // from MarkRun, else the header's manifest
-	info           *RunInfo
-	suite          assert.Suite
-	parentThread   string
-	gatePath       string
-	parentGatePath string
-
-	corr     *effectrpc.Correlator
-	lean     *leanDecoder // the projections; its memo is the correlator's KnownValue
-	http     map[string]*exchange
-	released bool
-
-	serverConn      string
-	serverSignalled bool
-
-	phase          Phase
-	ms             assert.Milestones
-	watchedChild   string          // the nested child whose progress drives nestedChildFinished
-	nestedChild    string          // the child the nested read is for
-	lastParent     *t3.Projection  // latest parent observation
-	final          *t3.Projection  // the completing observation
-	finalAt        *bundle.Event   // where it was seen
-	restartStage   int             // restartWait*
-	reachedRestart bool            // the main checks passed
-	failure        *assert.Failure // set when decided failed
-	serverReady    bool            // the server process running now printed its ready line
-	pendingCut     *assert.Failure // a call cut off by a dropped socket, judged later (see callEnded)
-	pendingPhase   Phase           // the phase before pendingCut was judged
-	runCount       int
-	ackIDs         []string
+	corr   *effectrpc.Correlator
+	scens  []ScenarioRun // EngineOptions.Scenarios, started
+	scenID []string      // their ids
+	ended  bool          // finalize decided what was undecided
 
 	decodeErrors []DecodeError
 	decodeCount  int
@@ -167,11 +141,13 @@ type Engine struct {
 
 // NewEngine returns an engine waiting for the first event.
 func NewEngine(opts *EngineOptions) *Engine {
-	e := &Engine{maxBody: 64 << 20, maxErrs: 100, phase: PhaseRunning, serverConn: "server", http: map[string]*exchange{}}
+	e := &Engine{maxBody: 64 << 20, maxErrs: 100}
 	suites := []EventSuite{ConformanceSuite}
 	var routes []protocol.Route
 	var onEvent func(*protocol.Event)
+	var scenarios []Scenario
 	if opts != nil {
+		scenarios = opts.Scenarios
 		suites = append(suites, opts.Suites...)
 		routes, onEvent, e.onBundleEvent = opts.Routes, opts.OnEvent, opts.OnBundleEvent
 		if opts.MaxBody > 0 {
@@ -185,14 +161,17 @@ func NewEngine(opts *EngineOptions) *Engine {
 			e.tap = &tapState{Tap: *opts.Tap}
 		}
 	}
-	e.lean = newLeanDecoder()
+	env := &ScenarioEnv{e}
+	for _, sc := range scenarios {
+		e.scens, e.scenID = append(e.scens, sc.New(env)), append(e.scenID, sc.ID)
+	}
 	emit := e.onRPC
 	if e.tap != nil {
 		emit = e.rpcStep
 	}
-	e.corr = effectrpc.NewCorrelator(emit, &effectrpc.Options{Path: t3.PathWebSocket, KnownValue: e.lean.memo.prefix})
+	e.corr = effectrpc.NewCorrelator(emit, &effectrpc.Options{Path: t3.PathWebSocket, KnownValue: e.knownValue()})
 	e.jsonrpc = protocol.NewJSONRPCDecoder()
-	e.httpDec = protocol.NewHTTPDecoder(&protocol.HTTPOptions{Keep: e.keepThreadRead, MaxBody: e.maxBody})
+	e.httpDec = protocol.NewHTTPDecoder(&protocol.HTTPOptions{Keep: e.keepBody, MaxBody: e.maxBody})
 	// After the caller's routes: stdio lines of the Claude CLI's stream-json
 	// (the provider-N channels verify records), then the engine's own.
 	all := append(append([]protocol.Route{}, routes...), protocol.StreamJSONRoute(protocol.NewStreamJSONDecoder()))
@@ -239,15 +218,70 @@ func (e *Engine) protocolEvent(pe *protocol.Event) {
 		return
 	}
 	e.conf.observe(pe)
-	if pe.Protocol == protocol.HTTP && (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) {
-		e.threadResponse(pe) // after the checks, as its http.end is fed
+	for _, s := range e.scens {
+		if !s.Decided() {
+			s.Protocol(pe) // after the suites, as the event that made it is fed
+		}
 	}
 }
 
-// verificationRun reports whether the bundle records a verification run (a
-// run mark, or a scenario in its manifest): only then does the
-// background-delivery suite run.
-func (e *Engine) verificationRun() bool { return e.info != nil || e.scenario != "" }
+// onRPC receives the correlated RPC timeline: the conformance suite's
+// protocol events, the decode errors, then the scenarios.
+func (e *Engine) onRPC(r *effectrpc.Step) {
+	e.conf.effectEvent(r)
+	if r.Err != nil {
+		if e.conf.done && e.decided() {
+			return // past the cut-off: nothing judges it
+		}
+		e.keepError(r.Seq, r.Conn, r.Err, r.Raw)
+		return
+	}
+	if r.Call == nil {
+		return
+	}
+	for _, s := range e.scens {
+		if !s.Decided() {
+			s.RPC(r)
+		}
+	}
+}
+
+// keepBody is the HTTP decoder's Keep: whether a scenario reads the
+// response of the exchange req opens.
+func (e *Engine) keepBody(req *bundle.Event) bool {
+	keep := false
+	for _, s := range e.scens {
+		if !s.Decided() && s.KeepBody(req) {
+			keep = true // every scenario is asked: each notes the exchanges it reads
+		}
+	}
+	return keep
+}
+
+// knownValue is the Correlator's KnownValue: a value one of the scenarios
+// decoded last, or nil when none remembers any.
+func (e *Engine) knownValue() func([]byte) int {
+	var known []func([]byte) int
+	for _, s := range e.scens {
+		if k, ok := s.(KnownValues); ok {
+			known = append(known, k.KnownValue)
+		}
+	}
+	switch len(known) {
+	case 0:
+		return nil
+	case 1:
+		return known[0]
+	}
+	return func(rest []byte) int {
+		for _, k := range known {
+			if n := k(rest); n > 0 {
+				return n
+			}
+		}
+		return 0
+	}
+}
 
 // wire feeds the protocol layer, until the checks' cut-off: the driver's
 // done mark (where Feed decides the verdict), the verdict event or the end of
@@ -259,10 +293,10 @@ func (e *Engine) wire(ev *bundle.Event) {
 		e.router.Feed(ev)
 	case bundle.KindProcExit:
 		e.router.Feed(ev) // it ends the process's stdio channel
-		if ev.Conn == e.serverConn {
+		if ev.Conn == ServerConn {
 			e.router.Stop(ev, "the server stopped")
 			if e.decided() {
-				e.corr.ServerStopped(ev) // else the scenario's proc handler does, in its order
+				e.corr.ServerStopped(ev) // else Feed does, after the scenarios saw the exit
 			}
 		}
 	case bundle.KindMark:
@@ -277,8 +311,21 @@ func (e *Engine) wire(ev *bundle.Event) {
 	}
 }
 
+// decided reports whether the verdict is decided: every scenario decided
+// (with none, once the checks ended).
 func (e *Engine) decided() bool {
-	return e.phase == PhasePassed || e.phase == PhaseFailed || e.phase == PhaseSkipped
+	if e.ended {
+		return true
+	}
+	if len(e.scens) == 0 {
+		return false
+	}
+	for _, s := range e.scens {
+		if !s.Decided() {
+			return false
+		}
+	}
+	return true
 }
 
 // Feed takes the next event. Events must come in seq order without gaps (the
@@ -308,14 +355,16 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 	case bundle.KindHeader:
 		var h bundle.Header
 		if json.Unmarshal(ev.Body.Data, &h) == nil {
-			if e.scenario == "" {
-				e.scenario = assert.Scenario(h.Manifest.Scenario)
+			for _, s := range e.scens {
+				s.Manifest(h.Manifest)
 			}
 			e.conf.manifest(h.Manifest)
 		}
 		return nil
 	case bundle.KindMark:
-		e.mark(ev)
+		if ev.Name != MarkPhase {
+			e.scenarioEvent(ev)
+		}
 		if e.conf.done {
 			// The driver's done mark (wire saw it): the cut-off of every
 			// check. The verdict is decided here, live and in replay, so no
@@ -330,11 +379,14 @@ func (e *Engine) Feed(ev *bundle.Event) error {
 		// sockets to the Correlator.
 	case bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
 		// Decoded by the protocol layer (wire), whose HTTP decoder keeps
-		// the thread reads' bodies for the engine (threadResponse).
+		// the response bodies the scenarios read (keepBody).
 	case bundle.KindGateRequest, bundle.KindGateRelease:
-		e.gate(ev)
+		e.scenarioEvent(ev)
 	case bundle.KindProcStart, bundle.KindProcReady, bundle.KindProcSignal, bundle.KindProcExit:
-		e.proc(ev)
+		e.scenarioEvent(ev)
+		if ev.Kind == bundle.KindProcExit && ev.Conn == ServerConn {
+			e.corr.ServerStopped(ev) // no answer can come now: the open calls end
+		}
 	case bundle.KindVerdict:
 		// No done mark came before it (an older or a synthetic bundle): an undecided
 		// engine finalizes here, at the last event that mattered, as Verdict
@@ -365,13 +417,27 @@ func (e *Engine) Events() uint64 { return e.events }
 // DecodeErrors returns the first decode errors kept and the total count.
 func (e *Engine) DecodeErrors() ([]DecodeError, int) { return e.decodeErrors, e.decodeCount }
 
-// Status reports the phase, milestones and failure so far.
-func (e *Engine) Status() Status {
-	s := Status{Phase: e.phase, Milestones: e.ms, Failure: e.failure}
-	if e.phase == PhaseNestedRead {
-		s.ChildThreadID = e.nestedChild
+// scenarioEvent hands a mark, gate or proc event to the scenarios still
+// undecided.
+func (e *Engine) scenarioEvent(ev *bundle.Event) {
+	for _, s := range e.scens {
+		if !s.Decided() {
+			s.Event(ev)
+		}
 	}
-	return s
+}
+
+// Status reports the progress so far: the first scenario's (phase,
+// milestones, failure); without one, running until the verdict is decided,
+// then skipped.
+func (e *Engine) Status() Status {
+	if len(e.scens) > 0 {
+		return e.scens[0].Status()
+	}
+	if e.ended {
+		return Status{Phase: PhaseSkipped}
+	}
+	return Status{Phase: PhaseRunning}
 }
 
 // Verdict returns the verdict for everything fed so far. If none was decided,
@@ -385,56 +451,36 @@ func (e *Engine) Verdict() assert.Verdict {
 	}
 	e.finalize()
 	suites := e.conf.results()
-	if !e.verificationRun() {
-		// A plain recording: only the event suites run.
-		v := assert.Verdict{Status: assert.StatusPassed, Suites: suites}
-		for _, s := range suites {
-			if s.Failure != nil {
-				f := *s.Failure
-				v.Status, v.Failure = assert.StatusFailed, &f
-				break
-			}
+	var v assert.Verdict
+	var scen []assert.SuiteResult
+	for i, s := range e.scens {
+		sv, ok := s.Verdict()
+		if !ok {
+			continue // not a run of this scenario
 		}
-		return v
+		r := assert.SuiteResult{Suite: e.scenID[i], Status: sv.Status}
+		if sv.Failure != nil {
+			f := *sv.Failure
+			r.Failure = &f
+		}
+		if scen == nil {
+			v = sv // the verdict's run fields are the first scenario's
+		} else if v.Status == assert.StatusPassed && sv.Failure != nil {
+			f := *sv.Failure
+			v.Status, v.Failure = assert.StatusFailed, &f
+		}
+		scen = append(scen, r)
 	}
-	v := e.scenarioVerdict()
-	bg := assert.SuiteResult{Suite: assert.SuiteBackgroundDelivery, Status: v.Status}
-	if v.Failure != nil {
-		f := *v.Failure
-		bg.Failure = &f
+	if scen == nil {
+		// A plain recording: only the event suites run.
+		v = assert.Verdict{Status: assert.StatusPassed}
 	}
-	v.Suites = append([]assert.SuiteResult{bg}, suites...)
+	v.Suites = append(scen, suites...)
 	for _, s := range suites {
 		if v.Status == assert.StatusPassed && s.Failure != nil {
 			f := *s.Failure
 			v.Status, v.Failure = assert.StatusFailed, &f
 		}
-	}
-	return v
-}
-
-// scenarioVerdict is the verdict of the background-delivery suite.
-func (e *Engine) scenarioVerdict() assert.Verdict {
-	v := assert.Verdict{Status: assert.StatusPassed, Scenario: e.scenario, ThreadID: e.parentThread}
-	if e.final != nil {
-		v.RunCount, v.AcknowledgementIDs = e.runCount, e.ackIDs
-	}
-	if e.phase == PhasePassed {
-		v.Restart = assert.StatusPassed
-		return v
-	}
-	if e.phase == PhaseSkipped {
-		v.Status = assert.StatusSkipped
-		return v
-	}
-	v.Status = assert.StatusFailed
-	f := *e.failure
-	v.Failure = &f
-	ms := e.ms
-	v.Milestones = &ms
-	v.Restart = assert.StatusSkipped
-	if e.reachedRestart {
-		v.Restart = assert.StatusFailed
 	}
 	return v
 }
@@ -447,122 +493,14 @@ func (e *Engine) finalize() {
 	if e.decided() {
 		return
 	}
-	e.corr.End(&bundle.Event{Seq: e.lastSeq, T: e.lastT})
-	if e.decided() {
-		return
-	}
-	if e.decidePendingCut() {
-		return
-	}
-	if e.info == nil && e.scenario == "" {
-		// Not a verification run (a plain recording): nothing to check.
-		e.phase = PhaseSkipped
-		return
-	}
-	var seen string
-	switch {
-	case e.info == nil:
-		seen = "the bundle ended before the run began (no run mark)"
-	case e.phase == PhaseNestedRead:
-		seen = fmt.Sprintf("the bundle ended before the nested read of child thread %s", e.nestedChild)
-	case e.phase == PhaseRestart:
-		seen = "the bundle ended before the restart read: " + [...]string{"no restart mark", "the restarted server never became ready", "no HTTP read of the thread after the restart"}[e.restartStage]
-	default:
-		seen = "the bundle ended before delivery was proven; last seen: " + assert.Summary(e.lastParent)
-	}
-	e.runEnd(assert.RunEnd{Undelivered: seen}, e.lastSeq, e.lastT)
-}
-
-// decidePendingCut fails the run with the kept cut-off call, if there is one.
-func (e *Engine) decidePendingCut() bool {
-	if e.pendingCut == nil || e.decided() {
-		return false
-	}
-	e.failure, e.phase = e.pendingCut, PhaseFailed
-	return true
-}
-
-// fail decides the verdict as failed with f located at seq/t.
-func (e *Engine) fail(f *assert.Failure, seq uint64, t int64, thread string) {
-	if e.decided() {
-		return
-	}
-	f.Seq, f.T = seq, t
-	if f.ThreadID == "" {
-		f.ThreadID = thread
-	}
-	if f.RunID == "" && thread == e.parentThread && e.lastParent != nil && len(e.lastParent.Runs) > 0 {
-		f.RunID = e.lastParent.Runs[len(e.lastParent.Runs)-1].ID
-	}
-	e.failure = f
-	e.phase = PhaseFailed
-}
-
-// runEnd decides the verdict with the run-level check that fails on r, at
-// seq/t: the deciding event of the driver or the server.
-func (e *Engine) runEnd(r assert.RunEnd, seq uint64, t int64) {
-	if f := assert.BackgroundDelivery.Run.Run(r); f != nil {
-		e.fail(f, seq, t, e.parentThread)
-	}
-}
-
-// mark handles the driver's marks.
-func (e *Engine) mark(ev *bundle.Event) {
-	switch ev.Name {
-	case MarkRun:
-		var info RunInfo
-		if !e.decodeMark(ev, &info) {
-			return
+	at := &bundle.Event{Seq: e.lastSeq, T: e.lastT}
+	e.corr.End(at)
+	for _, s := range e.scens {
+		if !s.Decided() {
+			s.End(at)
 		}
-		e.info = &info
-		if info.Scenario != "" {
-			e.scenario = info.Scenario
-		}
-		e.suite = assert.Suite{Scenario: e.scenario, Secret: info.Secret}
-		e.parentThread = info.ThreadID
-		if u, err := url.Parse(info.GateURL); err == nil && info.GateURL != "" {
-			e.gatePath = u.Path
-			e.parentGatePath = u.Path + "/parent"
-		}
-		if e.scenario != assert.ScenarioNested {
-			e.ms.NestedChildFinished = true // as the reference initialises it
-		}
-	case MarkRestart:
-		var b RestartMark
-		if len(ev.Body.Data) > 0 { // the engine reads nothing of it; synthetic bundles have none
-			e.decodeMark(ev, &b)
-		}
-		if e.phase == PhaseRestart && e.restartStage == restartWaitMark {
-			e.restartStage = restartWaitReady
-		}
-	case MarkDeadline:
-		var b DeadlineMark
-		e.decodeMark(ev, &b)
-		e.runEnd(assert.RunEnd{Deadline: &assert.Cut{TimeoutSeconds: b.TimeoutSeconds, When: e.when(b.While)}}, ev.Seq, ev.T)
-	case MarkInterrupted:
-		var b InterruptedMark
-		if len(ev.Body.Data) > 0 { // older drivers wrote no body: nothing to complain about
-			e.decodeMark(ev, &b)
-		}
-		e.runEnd(assert.RunEnd{Interrupted: &assert.Cut{When: e.when(b.While)}}, ev.Seq, ev.T)
-	case MarkDriverError:
-		if e.decidePendingCut() {
-			return
-		}
-		var b StepMark
-		e.decodeMark(ev, &b)
-		if e.phase == PhaseRestart {
-			// The main checks passed; what failed is reading the thread
-			// back from the restarted server.
-			e.restartRead(assert.RestartRead{NotMade: &assert.StepError{Step: string(b.Step), Error: b.Error}}, ev)
-			return
-		}
-		e.runEnd(assert.RunEnd{Undelivered: fmt.Sprintf("the driver could not go on (%s): %s; last seen: %s", b.Step, b.Error, assert.Summary(e.lastParent))}, ev.Seq, ev.T)
-	case MarkSetupFailed:
-		var b StepMark
-		e.decodeMark(ev, &b)
-		e.runEnd(assert.RunEnd{Setup: &assert.StepError{Step: string(b.Step), Error: b.Error}}, ev.Seq, ev.T)
 	}
+	e.ended = true
 }
 
 // decodeMark decodes a mark's body and reports whether it decoded; a
@@ -574,76 +512,6 @@ func (e *Engine) decodeMark(ev *bundle.Event, v any) bool {
 		return false
 	}
 	return true
-}
-
-// when says when the run was cut: what the driver says it was doing (the
-// mark's "while"), or, in bundles from drivers that did not say, the
-// engine's own phase.
-func (e *Engine) when(while string) string {
-	if while != "" {
-		return "while " + while
-	}
-	return "in phase " + string(e.phase)
-}
-
-// gate handles gate requests and releases.
-func (e *Engine) gate(ev *bundle.Event) {
-	path := ev.URL
-	if u, err := url.Parse(ev.URL); err == nil {
-		path = u.Path
-	}
-	if e.gatePath == "" {
-		return
-	}
-	switch {
-	case ev.Kind == bundle.KindGateRequest && path == e.gatePath:
-		e.ms.GateRequested = true
-	case ev.Kind == bundle.KindGateRequest && path == e.parentGatePath:
-		e.ms.ParentGateRequested = true
-		e.ms.ParentFinished = true // the reference marks the parent finished when it enters the gate
-	case ev.Kind == bundle.KindGateRelease && path == e.gatePath:
-		e.released = true
-		e.ms.GateReleased = true
-	}
-}
-
-// proc handles the server's lifecycle: an exit nobody asked for fails the run;
-// any exit ends the calls still open.
-func (e *Engine) proc(ev *bundle.Event) {
-	if ev.Conn != e.serverConn {
-		return
-	}
-	switch ev.Kind {
-	case bundle.KindProcStart:
-		e.serverSignalled, e.serverReady = false, false
-	case bundle.KindProcSignal:
-		// The SIGKILL to what is left of the process group (its provider
-		// processes) after the server died is cleanup, not a request to stop.
-		if !groupSignal(ev) {
-			e.serverSignalled = true
-		}
-	case bundle.KindProcReady:
-		e.serverReady = true
-		if e.phase == PhaseRestart && e.restartStage == restartWaitReady {
-			e.restartStage = restartWaitRead
-		}
-	case bundle.KindProcExit:
-		if !e.serverSignalled {
-			how := fmt.Sprintf("exit code %d", ev.Code)
-			if ev.Name != "" {
-				how = "signal " + ev.Name
-			}
-			if ev.Err != "" {
-				how += " (" + ev.Err + ")"
-			}
-			when := "in phase " + string(e.phase)
-			if !e.serverReady {
-				when = "before it became ready"
-			}
-			e.runEnd(assert.RunEnd{ServerExit: &assert.ServerExit{How: how, Seq: ev.Seq, T: ev.T, When: when}}, ev.Seq, ev.T)
-		}
-		e.corr.ServerStopped(ev)
-	}
 }
 
 func (e *Engine) keepError(seq uint64, conn string, err error, raw []byte) {
@@ -659,13 +527,4 @@ func clip(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "..."
-}
-
-// groupSignal reports a signal sent to the rest of a process's group
-// (record.Process marks it {"group":true}).
-func groupSignal(ev *bundle.Event) bool {
-	var a struct {
-		Group bool `json:"group"`
-	}
-	return len(ev.Attrs) > 0 && json.Unmarshal(ev.Attrs, &a) == nil && a.Group
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
@@ -33,7 +34,7 @@ func TestScenariosPass(t *testing.T) {
 			o.Scenario = sc
 			t.Run(fmt.Sprintf("%s/ndjson=%v/strings=%v/polls=%d", sc, o.NDJSON, o.StringIDs, o.Polls), func(t *testing.T) {
 				s := synth.MustBuild(o)
-				e := replay.NewEngine(nil)
+				e := replay.NewEngine(delivery.EngineOptions(nil))
 				feedAll(t, e, s.Events)
 				runCount := 2
 				if sc == "active" {
@@ -65,7 +66,7 @@ func TestMutations(t *testing.T) {
 			covered[f.Check] = true
 			t.Run(f.Name+"/"+string(sc), func(t *testing.T) {
 				s := synth.MustBuild(synth.Options{Scenario: sc, Fault: f.Name})
-				e := replay.NewEngine(nil)
+				e := replay.NewEngine(delivery.EngineOptions(nil))
 				feedAll(t, e, s.Events)
 				v := e.Verdict()
 				if v.Failure == nil {
@@ -102,7 +103,7 @@ func TestMutations(t *testing.T) {
 // TestSticky: once decided, later events do not change the verdict.
 func TestSticky(t *testing.T) {
 	s := synth.MustBuild(synth.Options{Scenario: "idle", Fault: "deadline"})
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, s.Events)
 	before := e.Verdict()
 	last := s.Events[len(s.Events)-1]
@@ -118,7 +119,7 @@ func TestSticky(t *testing.T) {
 }
 
 func TestSeqGap(t *testing.T) {
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	if err := e.Feed(&bundle.Event{Seq: 3, Kind: bundle.KindProcLog}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestSeqGap(t *testing.T) {
 // saying so and what the parent looked like last.
 func TestTruncatedReportsLastSeen(t *testing.T) {
 	s := synth.MustBuild(synth.Options{Scenario: "idle"})
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, s.Events[:s.At[synth.LabelCompleted]+1])
 	f := e.Verdict().Failure
 	want := "the parent's subscription ended with an unknown outcome: the bundle ended before delivery was proven; last seen: runs [run-1:completed]; subagents [task-1 app_owned completed delivery=pending]"
@@ -145,7 +146,7 @@ func TestTruncatedReportsLastSeen(t *testing.T) {
 // TestStatusPhases walks the nested scenario and checks the phases the driver acts on.
 func TestStatusPhases(t *testing.T) {
 	s := synth.MustBuild(synth.Options{Scenario: "nested"})
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	var phases []replay.Phase
 	var child string
 	for i := range s.Events {
@@ -174,7 +175,7 @@ func TestStatusPhases(t *testing.T) {
 // latest-value updates and the final verdict.
 func TestLive(t *testing.T) {
 	s := synth.MustBuild(synth.Options{Scenario: "active"})
-	l := replay.NewLive(nil)
+	l := replay.NewLive(delivery.EngineOptions(nil))
 	done := make(chan error, 1)
 	go func() {
 		for i := range s.Events {
@@ -215,7 +216,7 @@ func TestReplayFileReproduces(t *testing.T) {
 			if err := synth.WriteBundle(path, evs); err != nil {
 				t.Fatal(err)
 			}
-			res, err := replay.ReplayFile(context.Background(), path, nil)
+			res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +235,7 @@ func TestReplayFileReproduces(t *testing.T) {
 }
 
 func TestReplayFileUnreadable(t *testing.T) {
-	_, err := replay.ReplayFile(context.Background(), t.TempDir()+"/missing.zst", nil)
+	_, err := replay.ReplayFile(context.Background(), t.TempDir()+"/missing.zst", delivery.Options(nil))
 	if err == nil {
 		t.Fatal("replaying a missing file succeeded")
 	}
@@ -257,7 +258,7 @@ func TestDriverErrorDecides(t *testing.T) {
 		{"after the restart", synth.LabelRestartReady, assert.CheckRestartRead},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := replay.NewEngine(nil)
+			e := replay.NewEngine(delivery.EngineOptions(nil))
 			at := s.At[tc.upTo] // the seq of that event, which is also its index
 			feedAll(t, e, s.Events[:at+1])
 			m := mark(at)
@@ -283,7 +284,7 @@ func message(id string) string {
 // the run mark, as replay does from the file, and WaitFor returns once the
 // recorder's goroutine has fed the awaited event.
 func TestLiveHeaderAndWaitFor(t *testing.T) {
-	l := replay.NewLive(nil)
+	l := replay.NewLive(delivery.EngineOptions(nil))
 	if err := l.Header(bundle.Header{Format: bundle.FormatVersion, Manifest: bundle.Manifest{Scenario: "idle"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -332,13 +333,13 @@ func TestClientInterruptWaitsForTheDriversMark(t *testing.T) {
 	for i := range evs {
 		evs[i].Seq, evs[i].T = uint64(i), int64(i)
 	}
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, evs)
 	if f := e.Verdict().Failure; f == nil || f.Check != assert.CheckInterrupted || f.Seq != 6 {
 		t.Errorf("failure %+v, want %s at seq 6", f, assert.CheckInterrupted)
 	}
 	// Without a mark, the interrupted subscription decides at the end.
-	e = replay.NewEngine(nil)
+	e = replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, evs[:6])
 	if f := e.Verdict().Failure; f == nil || f.Check != assert.CheckStreamDelivered || f.Seq != 5 {
 		t.Errorf("failure %+v, want %s at seq 5", f, assert.CheckStreamDelivered)

@@ -3,15 +3,17 @@ package replay_test
 import (
 	"fmt"
 
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
 
 // The engine judges a run from its events alone: feed them in seq order and
-// ask for the verdict.
+// ask for the verdict. The scenario a verification run is checked for is
+// passed to it: here T3's background delivery.
 func ExampleEngine() {
 	s := synth.MustBuild(synth.Options{Scenario: "idle", Fault: "double-notification"})
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(&replay.EngineOptions{Scenarios: delivery.Scenarios()})
 	for i := range s.Events {
 		if err := e.Feed(&s.Events[i]); err != nil {
 			panic(err)

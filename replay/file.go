@@ -47,8 +47,7 @@ type Result struct {
 // needsBody reports whether a check reads the payload of the next event, of
 // kind k: ReplayFile has the reader leave the others undecoded (no
 // unescaping, no base64). The recorded verdict is always read; once the
-// verdict is decided nothing else is. HTTP bodies matter only while a thread
-// read is in flight.
+// verdict is decided nothing else is.
 func (e *Engine) needsBody(k bundle.Kind) bool {
 	if k == bundle.KindVerdict || e.tap != nil {
 		return true // a Tap decodes every connection to the end
@@ -65,10 +64,8 @@ func (e *Engine) needsBody(k bundle.Kind) bool {
 	switch k {
 	case bundle.KindMark, bundle.KindWSMessage:
 		return true
-	case bundle.KindHTTPBody:
-		return len(e.http) > 0
 	}
-	return false // proc.*, gate.*, stdio, artifacts, logs: no check reads their payloads
+	return false // HTTP bodies past the cut-off (no decoder reads them), proc.*, gate.*, stdio, artifacts, logs
 }
 
 // ReplayFile replays the bundle at path: it streams its events through a fresh

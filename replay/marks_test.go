@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -81,7 +82,7 @@ func TestMalformedMarkInBundle(t *testing.T) {
 		ev.Seq++
 		evs = append(evs, ev)
 	}
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, evs)
 	errs, n := e.DecodeErrors()
 	if n != 1 || errs[0].Seq != 1 || !strings.Contains(errs[0].Err, "phase mark") {
@@ -91,7 +92,7 @@ func TestMalformedMarkInBundle(t *testing.T) {
 		t.Errorf("verdict %s, want passed: %+v", v.Status, v.Failure)
 	}
 
-	e = replay.NewEngine(nil)
+	e = replay.NewEngine(delivery.EngineOptions(nil))
 	cut := synth.MustBuild(synth.Options{Scenario: assert.ScenarioIdle}).Events
 	cut = cut[:len(cut)/2]
 	at := cut[len(cut)-1].Seq + 1

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
@@ -198,7 +199,7 @@ func mcpCalls(t *testing.T, path string) (*replay.Result, []string, map[string]*
 			ends = append(ends, s)
 		}
 	}}
-	res, err := replay.ReplayFile(context.Background(), path, &replay.Options{Engine: &replay.EngineOptions{Tap: tap}})
+	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{Tap: tap}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestMCPOverHTTPConformance(t *testing.T) {
 				got = append(got, fmt.Sprintf("%s %s %s", pe.Kind, pe.Call.Outcome, pe.Why))
 			}
 		}}
-		res, err := replay.ReplayFile(context.Background(), path, &replay.Options{Engine: &replay.EngineOptions{Tap: tap}})
+		res, err := replay.ReplayFile(context.Background(), path, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{Tap: tap}}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,11 +21,9 @@ func TestNeedsBody(t *testing.T) {
 	}{
 		// Until the end mark the protocol decoders read every message.
 		{"running", func(*Engine) {}, wire},
-		{"decided, before the end mark", func(e *Engine) { e.phase = PhaseFailed }, wire},
+		{"decided, before the end mark", func(e *Engine) { e.ended = true }, wire},
 		{"past the end mark", func(e *Engine) { e.conf.done = true }, []bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindVerdict}},
-		{"past the end mark, thread read in flight", func(e *Engine) { e.conf.done = true; e.http["h1"] = &exchange{thread: "t"} },
-			[]bundle.Kind{bundle.KindMark, bundle.KindWSMessage, bundle.KindHTTPBody, bundle.KindVerdict}},
-		{"decided, past the end mark", func(e *Engine) { e.phase, e.conf.done = PhaseFailed, true }, []bundle.Kind{bundle.KindVerdict}},
+		{"decided, past the end mark", func(e *Engine) { e.ended, e.conf.done = true, true }, []bundle.Kind{bundle.KindVerdict}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,9 +1,6 @@
 package replay
 
-import (
-	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/t3"
-)
+import "github.com/wireproof/wireproof/t3"
 
 // ObservationSource says which wire exchange carried a projection observation.
 type ObservationSource string
@@ -37,15 +34,4 @@ type Observation struct {
 	// Projection is valid only during the call: the engine's decoders may reuse
 	// the memory behind it. Copy what you keep.
 	Projection *t3.Projection
-}
-
-// notifyObservation calls the OnObservation hook, if one is set. It is called
-// only for observations the engine itself makes (interesting threads, before
-// the verdict is decided), so the hook sees what the checks saw and costs one
-// nil check when unset.
-func (e *Engine) notifyObservation(src ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
-	if src == SourceGetProjection && thread == e.nestedChild && e.phase == PhaseNestedRead {
-		src = SourceNestedRead
-	}
-	e.onObservation(Observation{Seq: at.Seq, T: at.T, ThreadID: thread, Parent: thread == e.parentThread, Source: src, Projection: p})
 }

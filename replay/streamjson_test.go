@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -55,14 +56,14 @@ func TestStreamJSONConformance(t *testing.T) {
 				evs[i].Seq, evs[i].T = uint64(i), int64(i)
 			}
 			var calls []string
-			e := replay.NewEngine(&replay.EngineOptions{OnEvent: func(ev *protocol.Event) {
+			e := replay.NewEngine(delivery.EngineOptions(&replay.EngineOptions{OnEvent: func(ev *protocol.Event) {
 				if ev.Protocol != protocol.StreamJSON {
 					t.Errorf("event of %s routed to %s", ev.Conn, ev.Protocol)
 				}
 				if ev.Kind == protocol.KindResponse && ev.Call != nil {
 					calls = append(calls, fmt.Sprintf("%s %s %s", ev.Call.Method, ev.Call.ID, ev.Call.Outcome))
 				}
-			}})
+			}}))
 			feedAll(t, e, evs)
 			c := conformanceOf(t, e.Verdict())
 			switch {
@@ -97,7 +98,7 @@ func TestStreamJSONLiveBundles(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			answered := map[string]int{}
-			res, err := replay.ReplayFile(context.Background(), path, &replay.Options{Engine: &replay.EngineOptions{OnEvent: func(ev *protocol.Event) {
+			res, err := replay.ReplayFile(context.Background(), path, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{OnEvent: func(ev *protocol.Event) {
 				if ev.Protocol != protocol.StreamJSON {
 					return
 				}
@@ -108,7 +109,7 @@ func TestStreamJSONLiveBundles(t *testing.T) {
 					m, _, _ := strings.Cut(ev.Call.Method, " ")
 					answered[m]++
 				}
-			}}})
+			}}}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -132,7 +132,7 @@ func (e *Engine) tapRoute(ev *bundle.Event) {
 		e.router.Feed(ev)
 	case bundle.KindProcExit:
 		e.router.Feed(ev)
-		if ev.Conn == e.serverConn {
+		if ev.Conn == ServerConn {
 			e.router.Stop(ev, "the server stopped")
 			e.corr.ServerStopped(ev)
 		}

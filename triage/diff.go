@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/scrub"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -175,7 +176,7 @@ func readSide(ctx context.Context, path string, side *DiffSide) (*traffic, error
 		OnEvent:       tr.protocolEvent,
 		OnObservation: sb.observe,
 	}
-	r, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: opts})
+	r, err := replay.ReplayFile(ctx, path, delivery.Options(&replay.Options{Engine: opts}))
 	if err != nil {
 		return nil, sideError(ctx, path, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -108,7 +109,7 @@ func TestObservationSources(t *testing.T) {
 				}
 				got[who+" "+string(o.Source)] = true
 			}
-			if _, err := replay.ReplayFile(context.Background(), tt.path, &replay.Options{Engine: &replay.EngineOptions{OnObservation: hook}}); err != nil {
+			if _, err := replay.ReplayFile(context.Background(), tt.path, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{OnObservation: hook}})); err != nil {
 				t.Fatal(err)
 			}
 			for k := range got {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
@@ -162,7 +163,7 @@ func TestOnePassVerdict(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tl := load(t, path, nil)
-			want, err := replay.ReplayFile(context.Background(), path, nil)
+			want, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +216,7 @@ func TestTapEndsCutOffCalls(t *testing.T) {
 	}
 	// The checks still locate what they judge at the last event that
 	// mattered to them, as replay does.
-	want, err := replay.ReplayFile(context.Background(), path, nil)
+	want, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

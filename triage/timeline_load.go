@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
@@ -42,10 +43,10 @@ func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
 func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, error) {
 	b := newBuilder(opts)
 	b.tl.Header = r.Header()
-	res, err := replay.Replay(ctx, r, &replay.Options{Engine: &replay.EngineOptions{
+	res, err := replay.Replay(ctx, r, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
 		OnBundleEvent: b.add,
 		Tap:           &replay.Tap{RPC: b.onRPC, Protocol: b.protocolEvent},
-	}})
+	}}))
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/redact"
 	"github.com/wireproof/wireproof/replay"
@@ -136,7 +137,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	rec := record.New(w, redaction(bootstrapToken))
 	// The checks run live on the recorder's events through replay's engine,
 	// fed the header first as replay feeds it.
-	live := replay.NewLive(nil)
+	live := replay.NewLive(delivery.EngineOptions(nil))
 	if err := live.Header(header); err != nil {
 		rec.Close()
 		return nil, err

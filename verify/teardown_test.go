@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -25,7 +26,7 @@ import (
 // the engine decided the run (passed, failed or the restart asked for).
 func teardownProblems(events []bundle.Event) []string {
 	var bad []string
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	decided := uint64(0)
 	type conn struct {
 		open   map[string]uint64 // request id -> seq of the Request (or Interrupt) awaiting an Exit

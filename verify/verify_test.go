@@ -22,6 +22,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/provider/claude"
@@ -131,7 +132,7 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	if events[len(events)-1].Kind != bundle.KindVerdict {
 		t.Errorf("last event is %s, want the verdict", events[len(events)-1].Kind)
 	}
-	rep, err := replay.ReplayFile(context.Background(), res.Bundle, nil)
+	rep, err := replay.ReplayFile(context.Background(), res.Bundle, delivery.Options(nil))
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}

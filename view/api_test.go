@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/triage"
 )
@@ -173,7 +174,7 @@ func TestAPIBundlesAgreeWithReplay(t *testing.T) {
 		t.Fatalf("%d rows for %d bundles", len(c.Bundles), len(s.srcs))
 	}
 	for i, row := range c.Bundles {
-		res, err := replay.ReplayFile(context.Background(), s.srcs[i].Path, nil)
+		res, err := replay.ReplayFile(context.Background(), s.srcs[i].Path, delivery.Options(nil))
 		if err != nil {
 			if row.Status != "unreadable" || row.Error == "" {
 				t.Errorf("%s: replay fails (%v), row says %s", row.Name, err, row.Status)
@@ -558,7 +559,7 @@ func TestOpenAgreesWithReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, src := range srcs {
-		want, werr := replay.ReplayFile(context.Background(), src.Path, nil)
+		want, werr := replay.ReplayFile(context.Background(), src.Path, delivery.Options(nil))
 		an, ix, err := read(context.Background(), src.Path)
 		if (err != nil) != (werr != nil) {
 			t.Errorf("%s: read error %v, replay error %v", src.Name, err, werr)

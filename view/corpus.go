@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 )
 
@@ -54,7 +55,7 @@ type Rate struct {
 // second pass that decodes no payload.
 func summarize(ctx context.Context, src Source, id string) Row {
 	row := Row{ID: id, Name: src.Name, Path: src.Path, Iteration: src.Iteration, SuiteStatus: src.Status}
-	res, err := replay.ReplayFile(ctx, src.Path, nil)
+	res, err := replay.ReplayFile(ctx, src.Path, delivery.Options(nil))
 	if err != nil {
 		row.Status, row.Error = assert.StatusUnreadable, err.Error()
 		if de := (*bundle.DamagedError)(nil); errors.As(err, &de) {

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
@@ -103,7 +104,7 @@ func writeLarge(path string, n int) error {
 // far smaller than the bundle's bytes.
 func TestLargeBundleAPI(t *testing.T) {
 	path := largeBundle(t)
-	res, err := replay.ReplayFile(context.Background(), path, nil)
+	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 )
 
@@ -23,10 +24,10 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	defer r.Close()
 	a := &Analysis{}
 	x := newIndexer(r.Header())
-	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
+	sess, err := replay.NewSession(r.Header(), len(r.Line()), delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
 		OnObservation: a.observe,
 		Tap:           &replay.Tap{RPC: x.onRPC},
-	}})
+	}}))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -237,14 +238,14 @@ func forEachRef(ctx context.Context, n, jobs int, do func(i int)) {
 // never downloaded whole first.
 func replayRef(ctx context.Context, ref bundleRef) (*replay.Result, error) {
 	if !ref.entry.Remote() {
-		return replay.ReplayFile(ctx, ref.Path, nil)
+		return replay.ReplayFile(ctx, ref.Path, delivery.Options(nil))
 	}
 	rc, err := ref.loc.Open(ctx, ref.entry)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return replay.ReplayStream(ctx, ref.Path, rc, nil)
+	return replay.ReplayStream(ctx, ref.Path, rc, delivery.Options(nil))
 }
 
 // replayAll replays refs on opts.Jobs workers and returns outcomes in input order.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -133,7 +134,7 @@ func recordJSONRPCPeer(t *testing.T) string {
 func TestStdioJSONRPCConformance(t *testing.T) {
 	path := recordJSONRPCPeer(t)
 
-	res, err := replay.ReplayFile(context.Background(), path, nil)
+	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestStdioJSONRPCConformance(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			res, err := replay.ReplayFile(context.Background(), bad, nil)
+			res, err := replay.ReplayFile(context.Background(), bad, delivery.Options(nil))
 			if err != nil {
 				t.Fatal(err)
 			}

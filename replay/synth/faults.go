@@ -7,6 +7,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -196,7 +197,7 @@ func Faults() []Fault {
 // verdict as a verdict event, then the driver's final shutdown if the server
 // is still up. It returns the events with the verdict.
 func Recorded(s Script) ([]bundle.Event, error) {
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	for i := range s.Events {
 		if err := e.Feed(&s.Events[i]); err != nil {
 			return nil, err

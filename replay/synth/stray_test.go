@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -17,7 +18,7 @@ func TestWithStrayExit(t *testing.T) {
 		bg    assert.Status
 	}{{"", assert.StatusPassed}, {"double-notification", assert.StatusFailed}} {
 		s := synth.WithStrayExit(synth.MustBuild(synth.Options{Scenario: assert.ScenarioIdle, Fault: c.fault}))
-		e := replay.NewEngine(nil)
+		e := replay.NewEngine(delivery.EngineOptions(nil))
 		for i := range s.Events {
 			if err := e.Feed(&s.Events[i]); err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package replay
+package delivery
 
 // The lean decoders read projections in one strict pass without reflection,
 // keep only what the checks read and copy nothing they do not keep (the

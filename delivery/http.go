@@ -1,4 +1,4 @@
-package replay
+package delivery
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
+	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -23,10 +24,10 @@ type exchange struct {
 	restart bool // this is the restart read
 }
 
-// keepThreadRead is the HTTP decoder's Keep: whether a request is a thread
-// read a check will observe, noted for its response (threadResponse).
-func (e *Engine) keepThreadRead(req *bundle.Event) bool {
-	if e.decided() || req.Method != http.MethodGet {
+// KeepBody implements replay.ScenarioRun: whether a request is a thread
+// read a check will observe, noted for its response (Protocol).
+func (r *run) KeepBody(req *bundle.Event) bool {
+	if r.Decided() || req.Method != http.MethodGet {
 		return false
 	}
 	u, err := url.Parse(req.URL)
@@ -38,30 +39,33 @@ func (e *Engine) keepThreadRead(req *bundle.Event) bool {
 		return false
 	}
 	x := &exchange{thread: id}
-	x.restart = e.phase == PhaseRestart && e.restartStage == restartWaitRead && id == e.parentThread
-	if !x.restart && !e.interesting(id) {
+	x.restart = r.phase == replay.PhaseRestart && r.restartStage == restartWaitRead && id == r.parentThread
+	if !x.restart && !r.interesting(id) {
 		return false
 	}
-	e.http[req.Conn] = x
+	r.http[req.Conn] = x
 	return true
 }
 
-// threadResponse takes the end of an HTTP exchange from the decoder: for a
-// kept thread read, its status and whole body. An exchange the decoder ended
+// Protocol implements replay.ScenarioRun: the end of an HTTP exchange, for a
+// kept thread read its status and whole body. An exchange the decoder ended
 // itself (the server stopped, the bundle ended: an End without a recorded
 // error) was never read whole, so nothing is observed.
-func (e *Engine) threadResponse(pe *protocol.Event) {
-	x := e.http[pe.Conn]
+func (r *run) Protocol(pe *protocol.Event) {
+	if pe.Protocol != protocol.HTTP || pe.Kind != protocol.KindResponse && pe.Kind != protocol.KindEnd {
+		return
+	}
+	x := r.http[pe.Conn]
 	if x == nil {
 		return
 	}
-	delete(e.http, pe.Conn)
-	if e.decided() || (pe.Kind == protocol.KindEnd && pe.Err == nil) {
+	delete(r.http, pe.Conn)
+	if r.Decided() || (pe.Kind == protocol.KindEnd && pe.Err == nil) {
 		return
 	}
-	// The http.end being fed: the last event that mattered (as Feed notes
-	// after it), set first since the read may decide the run.
-	e.lastSeq, e.lastT = pe.Seq, pe.T
+	// The http.end being fed: the last event that mattered (as the engine
+	// notes after it), set first since the read may decide the run.
+	r.env.Mattered(pe.Seq, pe.T)
 	at := &bundle.Event{Seq: pe.Seq, T: pe.T, Kind: bundle.KindHTTPEnd, Conn: pe.Conn}
 	var errText string
 	if pe.Err != nil {
@@ -69,23 +73,23 @@ func (e *Engine) threadResponse(pe *protocol.Event) {
 	}
 	switch {
 	case pe.BodyTooBig:
-		errText = fmt.Sprintf("response body larger than %d bytes", e.maxBody)
+		errText = fmt.Sprintf("response body larger than %d bytes", r.env.MaxBody())
 	case pe.Truncated:
 		errText = "the recorded body was truncated"
 	}
 	body := []byte(pe.Body)
 	if x.restart {
-		if e.phase != PhaseRestart || e.restartStage != restartWaitRead {
+		if r.phase != replay.PhaseRestart || r.restartStage != restartWaitRead {
 			return
 		}
-		e.restartRead(assert.RestartRead{Status: pe.Status, Body: body, Err: errText}, at)
+		r.restartRead(assert.RestartRead{Status: pe.Status, Body: body, Err: errText}, at)
 		return
 	}
 	if pe.Status != http.StatusOK || errText != "" {
 		return
 	}
-	if p, ok := e.lean.threadRead(body); ok && p != nil {
-		e.observe(SourceHTTPRead, x.thread, p, at)
+	if p, ok := r.lean.threadRead(body); ok && p != nil {
+		r.observe(replay.SourceHTTPRead, x.thread, p, at)
 		return
 	}
 	var read struct {
@@ -95,8 +99,8 @@ func (e *Engine) threadResponse(pe *protocol.Event) {
 		if err == nil {
 			err = fmt.Errorf("no projection")
 		}
-		e.keepError(pe.Seq, pe.Conn, fmt.Errorf("thread read of %s: %w", x.thread, err), body)
+		r.env.KeepError(pe.Seq, pe.Conn, fmt.Errorf("thread read of %s: %w", x.thread, err), body)
 		return
 	}
-	e.observe(SourceHTTPRead, x.thread, read.Projection, at)
+	r.observe(replay.SourceHTTPRead, x.thread, read.Projection, at)
 }
