@@ -52,6 +52,7 @@ played) on stderr unless --quiet, and serves until SIGINT or SIGTERM (exit 0).
 	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:0", "address to listen on (host:port; port 0 picks a free one)")
 	cmd.Flags().StringVar(&opts.fault, "fault", "", "a model fault mode: "+strings.Join(model.Faults, ", "))
 	cmd.Flags().BoolVar(&opts.quiet, "quiet", false, "do not log each model call on stderr")
+	completeValues(cmd, "fault", model.Faults...)
 	return cmd
 }
 

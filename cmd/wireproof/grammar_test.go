@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/model"
 )
 
 // verbGrammar is what one verb's flags must be under the one grammar.
@@ -35,6 +36,7 @@ var grammar = map[string]verbGrammar{
 		"fault": "duplicate-notification", "serialization": "ndjson", "log-level": "debug"}},
 	"fixture faults": {},
 	"index":          {out: true},
+	"model":          {completes: map[string]string{"fault": model.Faults[0]}},
 	"inspect":        {durations: []string{"from", "to"}, completes: map[string]string{"kind": "ws.message"}},
 	"playback": {out: true, aliases: map[string]string{"output": "out"},
 		completes: map[string]string{"timing": "fast"}},
