@@ -166,6 +166,7 @@ func recordMCPStopping(t *testing.T, drive func(ctx context.Context, proxyURL st
 		t.Fatal(err)
 	}
 	drive(ctx, ps.URL, up, srv.Close)
+	http.DefaultClient.CloseIdleConnections() // the clients' kept-alive connections end with the test
 	if err := ps.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
