@@ -3,6 +3,7 @@ package record
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -407,7 +408,8 @@ func (r *Recorder) Subscribe(name string, s Subscriber) {
 }
 
 // SubscriberErrors returns a *SubscriberError for every subscriber cut off so
-// far, in the order they failed.
+// far, ordered by the seq of the event each failed at (subscribers run on
+// goroutines of their own, so the order in time is not the order of events).
 func (r *Recorder) SubscriberErrors() []error {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
@@ -416,8 +418,18 @@ func (r *Recorder) SubscriberErrors() []error {
 
 func (r *Recorder) addErr(err error) {
 	r.errMu.Lock()
-	r.errs = append(r.errs, err)
-	r.errMu.Unlock()
+	defer r.errMu.Unlock()
+	at := len(r.errs)
+	if se := (*SubscriberError)(nil); errors.As(err, &se) {
+		for at > 0 {
+			var prev *SubscriberError
+			if !errors.As(r.errs[at-1], &prev) || prev.Seq <= se.Seq {
+				break
+			}
+			at--
+		}
+	}
+	r.errs = slices.Insert(r.errs, at, err)
 }
 
 // Close stops accepting events, waits until every subscriber has received every

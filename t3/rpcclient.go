@@ -128,12 +128,16 @@ type RPCClient struct {
 	// interrupting are the calls interrupted and not yet answered: the
 	// server answers each with an Exit, which nobody waits for but Close.
 	interrupting map[string]*pendingCall
-	answered     chan struct{} // capacity 1: an interrupted call was answered
-	closeOnce    sync.Once
-	err          error // why the connection ended
-	defect       json.RawMessage
-	pong         chan struct{}
-	frames       atomic.Int64 // frames received, to tell a silent server from a slow one
+	// closing is set by Close before it interrupts what is open: the Exits
+	// answering those Interrupts are not the callers' answers (a Next after
+	// Close says the client closed).
+	closing   bool
+	answered  chan struct{} // capacity 1: an interrupted call was answered
+	closeOnce sync.Once
+	err       error // why the connection ended
+	defect    json.RawMessage
+	pong      chan struct{}
+	frames    atomic.Int64 // frames received, to tell a silent server from a slow one
 }
 
 // pendingCall is one request awaiting its Exit. Streams queue their chunks.
@@ -436,6 +440,7 @@ func (r *RPCClient) Close() error {
 
 func (r *RPCClient) close() {
 	r.mu.Lock()
+	r.closing = true
 	open := make([]*pendingCall, 0, len(r.pending))
 	for _, p := range r.pending {
 		open = append(open, p)
@@ -680,6 +685,13 @@ func (r *RPCClient) dispatch(m *effectrpc.Message) {
 				select {
 				case r.answered <- struct{}{}:
 				default:
+				}
+				if r.closing {
+					// Close interrupted it: fail gives the caller
+					// ErrClientClosed, not the Interrupt's Exit.
+					r.pending[key] = p
+					r.mu.Unlock()
+					return
 				}
 			}
 		} else if r.interrupting[key] != nil {
