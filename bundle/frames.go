@@ -67,12 +67,15 @@ type frameReader struct {
 	sealDigest []byte
 
 	stream *zstd.Decoder // decodes frame 1 (and format 1's frames) as a stream
-	whole  *zstd.Decoder // decodes format 2 frames with DecodeAll
-	walk   frameWalk
-	cur    io.Reader // the frame being returned, nil between frames
-	buf    []byte    // stored bytes of the frame being decoded whole
-	out    []byte    // its decompressed bytes
-	outOff int
+	whole  *zstd.Decoder // decodes format 2 frames with DecodeAll, their checkpoint checked
+	// wholeChecked decodes a format 2 frame without a checkpoint after it,
+	// checking its content checksum.
+	wholeChecked *zstd.Decoder
+	walk         frameWalk
+	cur          io.Reader // the frame being returned, nil between frames
+	buf          []byte    // stored bytes of the frame being decoded whole
+	out          []byte    // its decompressed bytes
+	outOff       int
 
 	cut error // set once the stored stream was found cut
 	err error // sticky
@@ -255,60 +258,107 @@ func (f *frameReader) dataFrame(start int64) error {
 			return err
 		}
 	}
-	if f.whole == nil {
-		dec, err := zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(min(f.window, frameDecodeMax)),
-			zstd.WithDecoderMaxWindow(f.window))
+	// The checkpoint after the frame vouches for every stored byte of it
+	// (SHA-256, before a byte is decoded), so the frame's own checksum is
+	// checked only when there is none: the last frame of a cut file.
+	var cp *checkpointInfo
+	cpStart := f.stored
+	if h, _ := f.src.Peek(checkpointFrame); len(h) == checkpointFrame && bytes.Equal(h[:4], skippableMagic) {
+		c, err := f.readCheckpoint(cpStart, h[0])
 		if err != nil {
-			return fmt.Errorf("bundle %s: zstd: %w", f.name, err)
+			return err
 		}
-		f.whole = dec
+		cp = &c
 	}
-	out, err := f.whole.DecodeAll(f.buf, f.out[:0])
+	dec, err := f.decoder(cp == nil)
+	if err != nil {
+		return err
+	}
+	out, err := dec.DecodeAll(f.buf, f.out[:0])
 	if err != nil {
 		return f.frameError(start, err)
 	}
 	f.out, f.outOff = out, 0
+	if cp != nil {
+		return f.acceptCheckpoint(cpStart, *cp, f.produced+int64(len(out)))
+	}
 	return nil
+}
+
+// decoder returns the decoder of whole frames that checks their content
+// checksums (checked) or leaves them to the checkpoints.
+func (f *frameReader) decoder(checked bool) (*zstd.Decoder, error) {
+	p := &f.whole
+	if checked {
+		p = &f.wholeChecked
+	}
+	if *p == nil {
+		dec, err := zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxMemory(min(f.window, frameDecodeMax)),
+			zstd.WithDecoderMaxWindow(f.window),
+			zstd.IgnoreChecksum(!checked))
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: zstd: %w", f.name, err)
+		}
+		*p = dec
+	}
+	return *p, nil
 }
 
 // checkpoint reads and checks the checkpoint starting at start.
 func (f *frameReader) checkpoint(start int64, id byte) error {
+	c, err := f.readCheckpoint(start, id)
+	if err != nil {
+		return err
+	}
+	return f.acceptCheckpoint(start, c, f.produced)
+}
+
+// readCheckpoint reads the checkpoint starting at start and checks it
+// against the stored bytes before it: its place and the chain's digest.
+func (f *frameReader) readCheckpoint(start int64, id byte) (checkpointInfo, error) {
 	head, _ := f.src.Peek(8)
 	if len(head) < 8 {
-		return f.cutAt(start, "a checkpoint")
+		return checkpointInfo{}, f.cutAt(start, "a checkpoint")
 	}
 	size := binary.LittleEndian.Uint32(head[4:])
 	if id != skippableMagic[0] || size != checkpointSize {
-		return f.damaged(start, "a skippable zstd frame (id %d, %d bytes) that is not a wireproof checkpoint", id&0xf, size)
+		return checkpointInfo{}, f.damaged(start, "a skippable zstd frame (id %d, %d bytes) that is not a wireproof checkpoint", id&0xf, size)
 	}
 	if !f.strict() {
-		return f.damaged(start, "a checkpoint in a format %d bundle, which has none", f.format)
+		return checkpointInfo{}, f.damaged(start, "a checkpoint in a format %d bundle, which has none", f.format)
 	}
 	want := f.chain.Sum(nil) // the chain before this checkpoint's own bytes
 	body, ok := f.consume(nil, checkpointFrame)
 	if !ok {
-		return f.cutAt(start, "a checkpoint")
+		return checkpointInfo{}, f.cutAt(start, "a checkpoint")
 	}
 	c := parseCheckpoint(body[8:])
 	switch {
 	case f.frames == 0 || !f.sinceCheck:
-		return f.damaged(start, "a checkpoint without a zstd frame before it")
+		return c, f.damaged(start, "a checkpoint without a zstd frame before it")
 	case c.flags&^1 != 0:
-		return f.damaged(start, "the checkpoint has unknown flags %#x", c.flags)
+		return c, f.damaged(start, "the checkpoint has unknown flags %#x", c.flags)
 	case c.offset != uint64(start):
-		return f.damaged(start, "the checkpoint says it is at byte %d", c.offset)
-	case c.content != uint64(f.produced):
-		return f.damaged(start, "the checkpoint counts %d decompressed bytes before it, the frames hold %d", c.content, f.produced)
+		return c, f.damaged(start, "the checkpoint says it is at byte %d", c.offset)
 	case !bytes.Equal(c.digest[:], want):
-		return f.damaged(start, "the checkpoint's digest %x does not match the stored bytes before it (%x)", c.digest, want)
+		return c, f.damaged(start, "the checkpoint's digest %x does not match the stored bytes before it (%x)", c.digest, want)
+	}
+	return c, nil
+}
+
+// acceptCheckpoint checks the decompressed bytes c counts against content,
+// those of the frames before it, and takes c as the last checkpoint.
+func (f *frameReader) acceptCheckpoint(start int64, c checkpointInfo, content int64) error {
+	if c.content != uint64(content) {
+		return f.damaged(start, "the checkpoint counts %d decompressed bytes before it, the frames hold %d", c.content, content)
 	}
 	f.checks++
 	f.sinceCheck = false
 	if c.final {
 		f.sealed = true
-		f.sealDigest = want
+		f.sealDigest = c.digest[:]
 	}
 	return nil
 }
@@ -331,8 +381,10 @@ func (f *frameReader) tailIsSeal() bool {
 
 func (f *frameReader) close() {
 	f.stream.Close()
-	if f.whole != nil {
-		f.whole.Close()
+	for _, d := range []*zstd.Decoder{f.whole, f.wholeChecked} {
+		if d != nil {
+			d.Close()
+		}
 	}
 }
 
