@@ -131,6 +131,10 @@ func TestDecodeEventErrors(t *testing.T) {
 		{"trailing data", `{"seq":1,"t":0,"kind":"x"} x`, "data after the object"},
 		{"unterminated", `{"seq":1,"t":0,"kind":"x"`, "want ',' or '}'"},
 		{"bad header", `{"seq":1,"t":0,"kind":"x","header":{"a":"b"}}`, "header is not an object of string arrays"},
+		{"duplicate key", `{"seq":1,"t":0,"kind":"x","name":"a","name":"b"}`, `duplicate key "name"`},
+		{"duplicate key, one escaped", `{"seq":1,"t":0,"kind":"x","s\u0065q":2}`, `duplicate key "seq"`},
+		{"duplicate payload key", `{"seq":1,"t":0,"kind":"x","json":1,"json":2}`, `duplicate key "json"`},
+		{"duplicate unknown key", `{"seq":1,"t":0,"kind":"x","extra":1,"extra":2}`, `duplicate key "extra"`},
 		{"control byte in string", "{\"seq\":1,\"t\":0,\"kind\":\"a\x01\"}", "kind is not a string"},
 	}
 	for _, tc := range tests {
@@ -230,5 +234,20 @@ func TestPayloadEncodingDepth(t *testing.T) {
 		if got, want := payloadEncoding(p), p.Encoding(); got != want {
 			t.Errorf("%d nested arrays: payloadEncoding = %q, Payload.Encoding = %q", n, got, want)
 		}
+	}
+}
+
+// TestSkippedBadBase64: a b64 payload that does not decode is an error even
+// for a reader that skips its kind's payloads (inspect --json, index), as
+// it is for every reader that decodes it.
+func TestSkippedBadBase64(t *testing.T) {
+	d := lineDecoder{skipBody: func(Kind) bool { return true }}
+	var ev Event
+	err := d.decode([]byte(`{"seq":1,"t":0,"kind":"ws.message","b64":"!!"}`), &ev)
+	if err == nil || !strings.Contains(err.Error(), "b64 payload is not standard base64") {
+		t.Fatalf("skipped bad base64: %v, want the decode error", err)
+	}
+	if err := d.decode([]byte(`{"seq":1,"t":0,"kind":"ws.message","b64":"aGk="}`), &ev); err != nil || ev.Body.Data != nil {
+		t.Fatalf("skipped good base64: %v, body %q; want no error and no body", err, ev.Body.Data)
 	}
 }

@@ -45,7 +45,8 @@ type lineDecoder struct {
 	// memo holds a large part of a payload scanned before: a long
 	// recording repeats them (polls answered with the same projection).
 	memo    jsonscan.Memo
-	oneLine bool // no line follows to use memo
+	oneLine bool     // no line follows to use memo
+	unknown []string // the unknown keys of the line being decoded
 	// skipBody, when set, is asked per kind whether to leave Body empty.
 	skipBody func(Kind) bool
 }
@@ -85,10 +86,28 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 	if p.Consume('}') {
 		return p.fail("empty object")
 	}
+	var seen uint32 // the envelope keys met, by envelopeKeys
+	d.unknown = d.unknown[:0]
 	for {
+		keyStart := p.Pos()
 		key, ok := p.str(&d.scratch)
 		if !ok {
 			return p.fail("want a key")
+		}
+		// A key twice is an error, as it is for every reader alike: JSON
+		// tools disagree on which value wins (jq the last).
+		if bit := envelopeKey(key); bit != 0 {
+			if seen&bit != 0 {
+				return &syntaxError{keyStart, fmt.Sprintf("duplicate key %q", key)}
+			}
+			seen |= bit
+		} else {
+			for _, k := range d.unknown {
+				if k == string(key) {
+					return &syntaxError{keyStart, fmt.Sprintf("duplicate key %q", key)}
+				}
+			}
+			d.unknown = append(d.unknown, string(key))
 		}
 		if !p.Consume(':') {
 			return p.fail("want ':'")
@@ -230,10 +249,71 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 	case !haveKind:
 		return &syntaxError{0, "missing kind"}
 	}
-	if !havePayload || d.skips(ev.Kind) {
+	if !havePayload {
 		return nil
 	}
+	if d.skips(ev.Kind) {
+		if bodyKey != EncodingB64 {
+			return nil // a json or text payload was checked by skipValue
+		}
+		// Undecoded, a b64 payload is still checked, so a bad one is the
+		// same error for every reader whatever it skips.
+		err := d.payload(ev, bodyKey, bodyRaw)
+		ev.Body.Data = nil
+		return err
+	}
 	return d.payload(ev, bodyKey, bodyRaw)
+}
+
+// envelopeKey gives each envelope key its bit, to find one met twice; 0 for
+// a key the envelope does not have. A switch, not a map: it runs for every
+// key of every line.
+func envelopeKey(key []byte) uint32 {
+	switch string(key) {
+	case "seq":
+		return 1 << 0
+	case "t":
+		return 1 << 1
+	case "kind":
+		return 1 << 2
+	case "conn":
+		return 1 << 3
+	case "dir":
+		return 1 << 4
+	case "type":
+		return 1 << 5
+	case "name":
+		return 1 << 6
+	case "method":
+		return 1 << 7
+	case "url":
+		return 1 << 8
+	case "reason":
+		return 1 << 9
+	case "err":
+		return 1 << 10
+	case "status":
+		return 1 << 11
+	case "code":
+		return 1 << 12
+	case "size":
+		return 1 << 13
+	case "truncated":
+		return 1 << 14
+	case "binary":
+		return 1 << 15
+	case "header":
+		return 1 << 16
+	case "attrs":
+		return 1 << 17
+	case "json":
+		return 1 << 18
+	case "text":
+		return 1 << 19
+	case "b64":
+		return 1 << 20
+	}
+	return 0
 }
 
 // skips reports whether the payload of an event of kind k is left undecoded.

@@ -113,10 +113,56 @@ func (s *sourceReader) last() []byte {
 	return s.ring[:]
 }
 
-// Open opens the bundle at path and reads its header. Its errors, and those of
-// the Reader it returns, name the file, so callers need not wrap them.
-func Open(path string, opts *ReaderOptions) (*Reader, error) {
+// OpenFile opens the file at path for reading as a bundle. It refuses what
+// is not a regular file (a named pipe, a device, a directory) with a
+// *FormatError naming it, before opening it: a FIFO called run.zst would
+// block the open, and the read, until something writes to it.
+func OpenFile(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, fi); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = regular(path, fi) // replaced since the first look
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func regular(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	}
+	return &FormatError{Path: path, Msg: "is " + what + ", not a bundle file: wireproof reads bundles from regular files only"}
+}
+
+// Open opens the bundle at path and reads its header. Its errors, and those of
+// the Reader it returns, name the file, so callers need not wrap them. A path
+// that is not a regular file is refused (see OpenFile).
+func Open(path string, opts *ReaderOptions) (*Reader, error) {
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/wireproof/wireproof/assert"
@@ -74,7 +73,7 @@ func (e *Engine) needsBody(k bundle.Kind) bool {
 // be read (missing, not a bundle, corrupt before its end); a truncated tail is
 // not an error (Result.Truncated).
 func ReplayFile(ctx context.Context, path string, opts *Options) (*Result, error) {
-	f, err := os.Open(path)
+	f, err := bundle.OpenFile(path)
 	if err != nil {
 		return nil, err // names the file
 	}

@@ -291,7 +291,7 @@ func TestInspectBinary(t *testing.T) {
 		{"json", []string{"inspect", "--json", "--kind", "verdict", smallBundle}, 0, `"kind":"verdict"`, "", ""},
 		{"truncated", []string{"inspect", cutBundle}, 0, "truncated: after line", "", cutBundle + " is truncated: after line"},
 		{"missing", []string{"inspect", missing}, 3, "", "wireproof: stat " + missing + ": no such file or directory\n", ""},
-		{"missing json", []string{"inspect", "--json", missing}, 3, "", "wireproof: open " + missing + ": no such file or directory\n", ""},
+		{"missing json", []string{"inspect", "--json", missing}, 3, "", "wireproof: stat " + missing + ": no such file or directory\n", ""},
 		{"not zstd", []string{"inspect", notZstd}, 3, "", "wireproof: " + notZstd + " is not a wireproof bundle: not zstd data\n", ""},
 		{"newer format", []string{"inspect", newer}, 3, "", "wireproof: " + newer + " is format 3; this wireproof reads format 2 or older: upgrade wireproof\n", ""},
 		{"gap in seq", []string{"inspect", gap}, 3, "     1  +0.001000s  proc.start", "wireproof: " + gap + ": line 3: seq 3 where 2 was due: the sequence has a gap or repeat\n", ""},

@@ -186,5 +186,19 @@ func (l *Location) Open(ctx context.Context, e Entry) (io.ReadCloser, error) {
 	if e.Remote() {
 		return l.client.Open(ctx, e.url)
 	}
-	return os.Open(e.Name)
+	return OpenFile(e.Name)
+}
+
+// OpenFile opens a local file for reading, refusing what is not a regular
+// file (a named pipe called run.zst would block the open until something
+// writes to it; a device never ends) with an error naming it.
+func OpenFile(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): bundles are read from regular files only", path, fi.Mode().Type())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(path)
 }

@@ -120,7 +120,7 @@ func Meta(ctx context.Context, bundlePath string) (map[string]string, error) {
 }
 
 func summarizeFile(ctx context.Context, path string) (bundleindex.Entry, error) {
-	f, err := os.Open(path)
+	f, err := objstore.OpenFile(path)
 	if err != nil {
 		return bundleindex.Entry{}, err
 	}
