@@ -23,7 +23,10 @@ type SuiteEntry struct {
 	Bundle    string          `json:"bundle,omitempty"`
 	Verdict   string          `json:"verdict,omitempty"`
 	Check     string          `json:"check,omitempty"` // the failing check, if any
-	ExitCode  int             `json:"exitCode"`
+	// Suites is how every suite of the run's verdict ended, each with its
+	// failing check (the verdict file's suites).
+	Suites   []assert.SuiteResult `json:"suites,omitempty"`
+	ExitCode int                  `json:"exitCode"`
 }
 
 // SuiteResult is the outcome of a suite.
@@ -140,13 +143,12 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	}
 	if v := filepath.Join(opts.OutDir, name+".verdict.json"); fileExists(v) {
 		entry.Verdict = v
-		var verdict struct {
-			Failure *struct {
-				Check string `json:"check"`
-			} `json:"failure"`
-		}
-		if b, err := os.ReadFile(v); err == nil && json.Unmarshal(b, &verdict) == nil && verdict.Failure != nil {
-			entry.Check = verdict.Failure.Check
+		var verdict assert.Verdict
+		if b, err := os.ReadFile(v); err == nil && json.Unmarshal(b, &verdict) == nil {
+			if verdict.Failure != nil {
+				entry.Check = verdict.Failure.Check
+			}
+			entry.Suites = verdict.Suites
 		}
 	}
 	var exit *exec.ExitError

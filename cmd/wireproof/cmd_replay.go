@@ -22,6 +22,7 @@ import (
 	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/triage"
 )
 
 // replayOptions are the flags of `wireproof replay`.
@@ -317,8 +318,8 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 			continue
 		}
 		fmt.Fprintln(opts.stdout, o.textLine())
-		if o.err == nil && o.res.Verdict.Failure != nil {
-			writeFailureDetail(opts.stdout, o.ref.Path, o.res.Verdict.Failure, "      ")
+		if o.err == nil {
+			writeSuiteFailures(opts.stdout, o.ref.Path, o.res.Verdict, "      ")
 		}
 		if o.res != nil && o.res.DecodeErrorCount > 0 {
 			for _, d := range o.res.DecodeErrors {
@@ -368,6 +369,9 @@ func (o replayOutcome) textLine() string {
 	line := strings.Join(parts, "  ")
 	if o.res.Truncated {
 		line += "  (truncated)"
+	}
+	if suites := triage.SuitesLine(v); suites != "" {
+		line += "  [" + suites + "]"
 	}
 	if o.outcome() == replay.Diverged {
 		line += "\n" + indent(o.res.Diff, "      ")
@@ -447,7 +451,14 @@ func writeJUnit(path string, outcomes []replayOutcome) error {
 			if vf := o.res.Verdict.Failure; vf != nil {
 				f.Message = vf.Message
 				f.Type = vf.Check
-				f.Text = fmt.Sprintf("check: %s\nseq: %d\nthread: %s\nrun: %s\nexpected: %s\nseen: %s\n", vf.Check, vf.Seq, vf.ThreadID, vf.RunID, vf.Expected, vf.Seen)
+			}
+			// Every suite's status, then every failed suite's failure.
+			if suites := triage.SuitesLine(o.res.Verdict); suites != "" {
+				f.Text = "suites: " + suites + "\n"
+			}
+			for _, st := range triage.FailedSuites(o.res.Verdict) {
+				vf := st.Failure
+				f.Text += fmt.Sprintf("\nsuite: %s\ncheck: %s\nmessage: %s\nseq: %d\nthread: %s\nrun: %s\nexpected: %s\nseen: %s\n", st.Suite, vf.Check, vf.Message, vf.Seq, vf.ThreadID, vf.RunID, vf.Expected, vf.Seen)
 				if vf.Diff != "" {
 					f.Text += "diff (-want +got):\n" + vf.Diff
 				}

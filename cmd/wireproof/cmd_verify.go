@@ -15,6 +15,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/internal/spool"
+	"github.com/wireproof/wireproof/triage"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -165,6 +166,9 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			if e.Check != "" {
 				line += "  " + e.Check
 			}
+			if len(e.Suites) > 0 {
+				line += "  (" + triage.SuitesLine(assert.Verdict{Suites: e.Suites}) + ")"
+			}
 			fmt.Fprintln(stdout, line)
 		}
 		fmt.Fprintf(stdout, "%d run(s): %d passed, %d not passed\n", len(res.Entries), passed, len(res.Entries)-passed)
@@ -185,15 +189,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	}
 	upErr := out.finish(ctx, res.Interrupted, stdout)
 	v := res.Verdict
-	if v.Status == assert.StatusPassed {
-		fmt.Fprintf(stdout, "PASS %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
-	} else {
-		fmt.Fprintf(stdout, "FAIL %s  %d events  %s\n", res.Scenario, res.Events, out.shown(res.Bundle))
-		if f := v.Failure; f != nil {
-			fmt.Fprintf(stdout, "  %s @seq %d: %s\n", f.Check, f.Seq, f.Message)
-			writeFailureDetail(stdout, out.shown(res.Bundle), f, "  ")
-		}
-	}
+	writeRunResult(stdout, res.Scenario, res.Events, out.shown(res.Bundle), v)
 	fmt.Fprintf(stdout, "Verdict: %s\n", out.shown(res.VerdictFile))
 	if res.Workspace != "" {
 		fmt.Fprintf(stdout, "Workspace: %s\n", res.Workspace)
@@ -207,6 +203,20 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return checkFailedError{"verification failed"}
 	}
 	return nil
+}
+
+// writeRunResult prints how one run ended: PASS or FAIL, every suite's
+// status and failing check, and every failed suite's failure in detail.
+func writeRunResult(w io.Writer, scenario assert.Scenario, events uint64, bundle string, v assert.Verdict) {
+	status := "FAIL"
+	if v.Status == assert.StatusPassed {
+		status = "PASS"
+	}
+	fmt.Fprintf(w, "%s %s  %d events  %s\n", status, scenario, events, bundle)
+	if line := triage.SuitesLine(v); line != "" {
+		fmt.Fprintf(w, "  suites: %s\n", line)
+	}
+	writeSuiteFailures(w, bundle, v, "  ")
 }
 
 func verifyError(err error) error {
