@@ -86,6 +86,14 @@ func (d *HTTPDecoder) requestBody(x *exchange, ev *bundle.Event, emit Emit) {
 	if m == nil || m.reqDone {
 		return
 	}
+	if len(m.reqBody) == 0 {
+		if b := bytes.TrimLeft(ev.Body.Data, " \t\r\n"); len(b) > 0 && b[0] != '{' && b[0] != '[' {
+			// Not JSON: not JSON-RPC (a form, an upload); nothing is kept.
+			d.release(m)
+			x.rpc = nil
+			return
+		}
+	}
 	if len(m.reqBody)+len(ev.Body.Data) <= maxRPCBody {
 		m.reqBody = append(m.reqBody, ev.Body.Data...)
 	}
