@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/wireproof/wireproof/triage"
 )
@@ -23,19 +25,26 @@ func inspectCalls(ctx context.Context, path string, out io.Writer) error {
 		return unreadableError{err}
 	}
 	fmt.Fprintf(out, "%d call(s)\n", len(tl.Calls))
+	// Columns as wide as their longest cell, so a long id (a provider's
+	// "init-<uuid>", a tool_use id) or connection does not push the rest of
+	// its line out of line.
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, c := range tl.Calls {
 		end := "open"
 		if c.Ended {
 			end = fmt.Sprintf("@%d", c.EndSeq)
 		}
-		line := fmt.Sprintf("%-8s id %-6s %-40s @%d..%s  %s", c.Conn, c.ID, c.Method, c.StartSeq, end, c.Outcome)
+		line := fmt.Sprintf("%s\tid %s\t%s\t@%d..%s\t%s", cell(c.Conn), cell(c.ID), cell(c.Method), c.StartSeq, end, c.Outcome)
 		if c.Chunks > 0 || c.Acks > 0 {
 			line += fmt.Sprintf("  chunks %d acks %d", c.Chunks, c.Acks)
 		}
 		if c.Reason != "" {
 			line += "  (" + c.Reason + ")"
 		}
-		fmt.Fprintln(out, line)
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
 	}
 	if len(tl.RPCErrors) > 0 {
 		fmt.Fprintf(out, "%d message(s) outside any call or undecodable\n", len(tl.RPCErrors))
@@ -44,4 +53,10 @@ func inspectCalls(ctx context.Context, path string, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// cell is a value as one column of the calls table: a tab or newline in it
+// (a decoded id or method can hold anything) would break the columns.
+func cell(s string) string {
+	return strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,5 +119,39 @@ func TestInspectCallsStreamJSON(t *testing.T) {
 		if !strings.Contains(string(rep), w) {
 			t.Errorf("the report's call table lacks %q", w)
 		}
+	}
+}
+
+// TestInspectCallsColumns: inspect --calls keeps its columns aligned when
+// ids and connections are long (a provider's "init-<uuid>", tool_use ids,
+// provider-N beside ws1): every call's span and outcome start in the same
+// column.
+func TestInspectCallsColumns(t *testing.T) {
+	code, out, stderr := runCLI(t, "inspect", "--calls", filepath.Join("..", "..", "fixtures", "golden", "live", "idle.zst"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	n, err := strconv.Atoi(strings.TrimSuffix(lines[0], " call(s)"))
+	if err != nil || n < 10 {
+		t.Fatalf("first line %q, want the count of at least 10 calls", lines[0])
+	}
+	span := regexp.MustCompile(`  @\d+\.\.(@\d+|open) +[a-z]`)
+	col, longID := -1, false
+	for _, line := range lines[1 : n+1] {
+		loc := span.FindStringIndex(line)
+		if loc == nil {
+			t.Fatalf("call line without a span: %q", line)
+		}
+		if col < 0 {
+			col = loc[0]
+		}
+		if loc[0] != col {
+			t.Errorf("the span starts at column %d, want %d: %q", loc[0], col, line)
+		}
+		longID = longID || strings.Contains(line, `id "init-`)
+	}
+	if !longID {
+		t.Errorf("no call with a long id to align:\n%s", out)
 	}
 }
