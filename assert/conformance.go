@@ -2,6 +2,7 @@ package assert
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wireproof/wireproof/bundle"
@@ -12,7 +13,7 @@ import (
 // of the protocols themselves, whatever the scenario, run on every decoded
 // protocol event of every bundle (plain recordings included) until the run's
 // end mark. The first failure decides the suite.
-var Conformance = Checks[*protocol.Event]{
+var Conformance = slices.Concat(Checks[*protocol.Event]{
 	{ID: CheckAnswersRequest, Message: "A response answers no request in flight", Stage: StageEvent, Test: answersRequest},
 	{ID: CheckIDNotReused, Message: "A request id was reused while in flight", Stage: StageEvent, Test: idNotReused},
 	{ID: CheckStreamAcked, Message: "A stream chunk was sent before the previous one was acknowledged", Stage: StageEvent, Test: streamAcked},
@@ -20,7 +21,7 @@ var Conformance = Checks[*protocol.Event]{
 	{ID: CheckJSONRPCEnvelope, Message: "Invalid JSON-RPC 2.0 message", Stage: StageEvent, Test: jsonRPCEnvelope},
 	{ID: CheckHTTPBodyLength, Message: "HTTP body length differs from its Content-Length", Stage: StageEvent, Test: httpBodyLength},
 	{ID: CheckWebSocketCloseOK, Message: "Invalid WebSocket close code", Stage: StageEvent, Test: wsCloseCode},
-}
+}, modelChecks)
 
 // answersRequest: every answer (response, chunk) and every client message of
 // a call (ack, interrupt) belongs to a request in flight, so each request is

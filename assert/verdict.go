@@ -130,4 +130,14 @@ const (
 	CheckJSONRPCEnvelope  = "jsonrpc-envelope"
 	CheckHTTPBodyLength   = "http-body-length"
 	CheckWebSocketCloseOK = "ws-close-code"
+
+	// Model calls (Anthropic's Messages API).
+	CheckModelSSEEvent       = "model-sse-event"
+	CheckModelSSEOrder       = "model-sse-order"
+	CheckModelStreamComplete = "model-stream-complete"
+	CheckModelAPIError       = "model-api-error"
+	CheckModelToolResult     = "model-tool-result"
+	CheckModelIDUnique       = "model-id-unique"
+	CheckModelStopReason     = "model-stop-reason"
+	CheckModelToolOffered    = "model-tool-offered"
 )

@@ -28,6 +28,9 @@ const (
 	// StreamJSON is the Claude CLI's stream-json: one JSON object per stdio
 	// line, the SDK on stdin (DirClientToServer), the CLI on stdout.
 	StreamJSON Name = "stream-json"
+	// Anthropic is Anthropic's Messages API: the Claude CLI's model calls,
+	// decoded from their HTTP exchanges (anthropic.go).
+	Anthropic Name = "anthropic"
 )
 
 // Kind is what a protocol event is.
@@ -133,6 +136,10 @@ type Event struct {
 	// (HTTPOptions.Keep; then in Body) was larger than its MaxBody.
 	Truncated  bool
 	BodyTooBig bool
+
+	// Model (Protocol Anthropic, Request, Response and End): what the
+	// model call's request and answer hold.
+	Model *ModelCall
 
 	Err error
 	Raw []byte

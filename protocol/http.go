@@ -24,6 +24,7 @@ import (
 type HTTPDecoder struct {
 	xs      map[string]*exchange
 	scopes  map[string]*mcpScope
+	model   modelCalls
 	keep    func(req *bundle.Event) bool
 	maxBody int
 }
@@ -55,7 +56,8 @@ type exchange struct {
 	tooBig  bool   // the kept body went over MaxBody
 	reqLeft int64  // request body bytes still to come (Content-Length), -1 unknown
 
-	rpc *mcpExchange // JSON-RPC over the exchange; nil: none
+	rpc   *mcpExchange   // JSON-RPC over the exchange; nil: none
+	model *modelExchange // a model call (Anthropic's Messages API); nil: none
 
 	// stopped: Stop ended the call (the server stopped) while the exchange
 	// was open; what the proxy still records of it is Late.
@@ -94,8 +96,12 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			x.reqLeft = cl
 		}
 		x.rpc = d.openMCP(ev)
+		x.model = openModel(ev, path, x.reqLeft)
 		d.xs[ev.Conn] = x
 		emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirClientToServer, Protocol: HTTP, Kind: KindRequest, ID: ev.Conn, Method: call.Method, Call: call})
+		if x.model != nil && x.reqLeft == 0 {
+			x.model.requestDone(ev, emit)
+		}
 	case bundle.KindHTTPResponse:
 		x := d.xs[ev.Conn]
 		if x == nil {
@@ -103,6 +109,10 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 		}
 		x.status, x.answered = ev.Status, true
 		d.requestDone(x, ev, emit)
+		if x.model != nil {
+			x.model.requestDone(ev, emit)
+			x.model.response(ev)
+		}
 		if ev.Status < 200 || ev.Status == http.StatusNoContent || ev.Status == http.StatusNotModified {
 			x.head = true
 		}
@@ -130,7 +140,13 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 		}
 		if ev.Dir != bundle.DirServerToClient {
 			d.requestBody(x, ev, emit)
+			if x.model != nil {
+				x.model.requestBytes(ev, emit)
+			}
 			return
+		}
+		if x.model != nil {
+			x.model.responseBytes(ev.Body.Data)
 		}
 		x.bytes += int64(len(ev.Body.Data))
 		if x.keep && !x.tooBig {
@@ -148,6 +164,9 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 				emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirServerToClient, Protocol: HTTP, Kind: KindNotification, Method: name, Body: data, Call: x.call})
 				if x.rpc != nil && name == "message" {
 					d.serverMessage(x, ev, data, emit)
+				}
+				if x.model != nil {
+					x.model.event(name, data)
 				}
 			})
 		}
@@ -174,6 +193,9 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			d.serverMessage(x, ev, m.resBody, emit)
 		}
 		d.endMCP(x, ev, emit)
+		if x.model != nil {
+			d.model.end(x.model, ev, x.answered, emit)
+		}
 		actual := ev.Size
 		if actual == 0 {
 			actual = x.bytes
@@ -219,6 +241,10 @@ func (d *HTTPDecoder) Stop(at *bundle.Event, why string, emit Emit) {
 			continue
 		}
 		x.stopped, x.sse = true, nil
+		if x.model != nil {
+			x.model.stop(at, emit)
+			x.model = nil
+		}
 		if x.rpc != nil {
 			d.release(x.rpc)
 			x.rpc = nil

@@ -108,6 +108,16 @@ func TestConformanceMutations(t *testing.T) {
 			return insert(evs, 4, bundle.Event{Kind: bundle.KindWSClose, Conn: "ws99", Dir: s2c, Code: 1004})
 		}},
 	}
+	for fault, check := range synth.ModelChecks {
+		cases = append(cases, struct {
+			check  string
+			mutate func(t *testing.T, evs []bundle.Event) ([]bundle.Event, uint64)
+		}{check, func(t *testing.T, evs []bundle.Event) ([]bundle.Event, uint64) {
+			calls, at := synth.ModelCalls("h98", "h99", fault)
+			evs, first := insert(evs, 3, calls...)
+			return evs, first + uint64(at)
+		}})
+	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
 		covered[tc.check] = true
@@ -241,5 +251,21 @@ func TestMalformedMarkIsADecodeError(t *testing.T) {
 				t.Errorf("the decode error does not name the mark: %+v", errs[0])
 			}
 		})
+	}
+}
+
+// TestModelCallsConform: model calls done right (a streamed tool_use,
+// answered in the next request, then text) pass the conformance suite.
+func TestModelCallsConform(t *testing.T) {
+	s := synth.MustBuild(synth.Options{Scenario: "idle"})
+	calls, at := synth.ModelCalls("h98", "h99", synth.ModelFine)
+	if at != -1 {
+		t.Fatalf("a fine model call decides at %d", at)
+	}
+	evs, _ := insert(s.Events, 3, calls...)
+	e := replay.NewEngine(nil)
+	feedAll(t, e, evs)
+	if c := conformanceOf(t, e.Verdict()); c.Failure != nil {
+		t.Errorf("conformance failed on model calls done right: %+v", c.Failure)
 	}
 }

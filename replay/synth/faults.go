@@ -139,7 +139,16 @@ var faults = map[string]Fault{
 		b.label(LabelFault, b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirClientToServer, Code: 1004}))
 		b.add(bundle.Event{Kind: bundle.KindWSClose, Conn: "ws2", Dir: bundle.DirServerToClient, Code: 1000})
 	}},
-	"truncated": {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
+	// Model calls (a Claude CLI's calls of its model), one fault each.
+	ModelMalformedEvent:  modelFault(ModelMalformedEvent),
+	ModelOutOfOrder:      modelFault(ModelOutOfOrder),
+	ModelCutStream:       modelFault(ModelCutStream),
+	ModelOverloaded:      modelFault(ModelOverloaded),
+	ModelMissingResult:   modelFault(ModelMissingResult),
+	ModelReusedID:        modelFault(ModelReusedID),
+	ModelWrongStopReason: modelFault(ModelWrongStopReason),
+	ModelUnofferedTool:   modelFault(ModelUnofferedTool),
+	"truncated":          {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
 	"subscription-ended": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: b.subID(), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
 		b.teardown()
@@ -148,6 +157,12 @@ var faults = map[string]Fault{
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagDefect, Defect: json.RawMessage(`"Unexpected end of JSON input"`)}))
 		b.teardown()
 	}},
+}
+
+// modelFault breaks the run's protocol with two model calls beside it,
+// broken by fault (ModelCalls).
+func modelFault(fault string) Fault {
+	return Fault{Check: ModelChecks[fault], At: LabelFault, breakAt: "delegated", breaks: func(b *builder) { b.modelCalls(fault) }}
 }
 
 // sideThread is the thread the side socket of a protocol fault reads: one
