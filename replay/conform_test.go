@@ -263,7 +263,7 @@ func TestModelCallsConform(t *testing.T) {
 		t.Fatalf("a fine model call decides at %d", at)
 	}
 	evs, _ := insert(s.Events, 3, calls...)
-	e := replay.NewEngine(nil)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
 	feedAll(t, e, evs)
 	if c := conformanceOf(t, e.Verdict()); c.Failure != nil {
 		t.Errorf("conformance failed on model calls done right: %+v", c.Failure)
