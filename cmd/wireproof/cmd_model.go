@@ -38,9 +38,9 @@ ANTHROPIC_API_KEY: the CLI runs its tools, MCP calls and background tasks for
 real, and only the model is scripted. docs/model.md describes the plans.
 
 It prints its base URL on stdout, one line per model call (the plan and step
-played) on stderr unless --quiet, and serves until SIGINT or SIGTERM (exit 0).
+played) on stderr unless -q (--quiet), and serves until SIGINT or SIGTERM (exit 0).
 --fault makes it misbehave on purpose: ` + strings.Join(model.Faults, ", ") + `.`,
-		Example: `  wireproof model --addr 127.0.0.1:0
+		Example: `  wireproof model --listen 127.0.0.1:0
   ANTHROPIC_BASE_URL=http://127.0.0.1:PORT ANTHROPIC_API_KEY=test IS_SANDBOX=1 \
     claude -p --output-format stream-json --verbose --permission-mode bypassPermissions "..."`,
 		Args: cobra.NoArgs,
@@ -49,15 +49,17 @@ played) on stderr unless --quiet, and serves until SIGINT or SIGTERM (exit 0).
 			return runModel(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:0", "address to listen on (host:port; port 0 picks a free one)")
+	cmd.Flags().StringVar(&opts.addr, "listen", "127.0.0.1:0", "address to listen on (host:port; port 0 picks a free one)")
+	aliasFlags(cmd.Flags(), map[string]string{"addr": "listen"}) // --addr before the grammar was one
 	cmd.Flags().StringVar(&opts.fault, "fault", "", "a model fault mode: "+strings.Join(model.Faults, ", "))
-	cmd.Flags().BoolVar(&opts.quiet, "quiet", false, "do not log each model call on stderr")
+	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "do not log each model call on stderr")
 	completeValues(cmd, "fault", model.Faults...)
 	return cmd
 }
 
 // runModel serves the scripted model until ctx ends. An unknown fault is a
-// usage error; an address it cannot listen on fails (exit 1).
+// usage error, and so is an address it cannot listen on, as for the other
+// verbs that serve (--listen of record, playback and view).
 func runModel(ctx context.Context, opts modelOptions) error {
 	if err := model.CheckFault(opts.fault); err != nil {
 		return usageError{fmt.Errorf("--fault: %w", err)}
@@ -73,7 +75,7 @@ func runModel(ctx context.Context, opts modelOptions) error {
 	}
 	s, err := model.Start(ctx, opts.addr, mo)
 	if err != nil {
-		return err
+		return usageError{fmt.Errorf("--listen %s: %w", opts.addr, err)}
 	}
 	fmt.Fprintln(opts.stdout, s.URL())
 	if opts.fault != "" {

@@ -36,7 +36,7 @@ var grammar = map[string]verbGrammar{
 		"fault": "duplicate-notification", "serialization": "ndjson", "log-level": "debug"}},
 	"fixture faults": {},
 	"index":          {out: true},
-	"model":          {completes: map[string]string{"fault": model.Faults[0]}},
+	"model":          {aliases: map[string]string{"addr": "listen"}, completes: map[string]string{"fault": model.Faults[0]}},
 	"inspect":        {durations: []string{"from", "to"}, completes: map[string]string{"kind": "ws.message"}},
 	"playback": {out: true, aliases: map[string]string{"output": "out"},
 		completes: map[string]string{"timing": "fast"}},
@@ -100,6 +100,12 @@ func TestGrammarEveryVerb(t *testing.T) {
 				}
 				if (f.Name == "output" || f.Name == "outfile") && !f.Hidden {
 					t.Errorf("a visible --%s: an output is -o/--out", f.Name)
+				}
+				if (f.Name == "addr" || f.Name == "address" || f.Name == "bind") && !f.Hidden {
+					t.Errorf("a visible --%s: the address a verb serves on is --listen", f.Name)
+				}
+				if f.Name == "quiet" && f.Shorthand != "q" || f.Shorthand == "q" && f.Name != "quiet" {
+					t.Errorf("--%s -%s: -q is --quiet", f.Name, f.Shorthand)
 				}
 				if f.Value.Type() == "duration" {
 					if _, ours := f.Value.(durationValue); !ours {

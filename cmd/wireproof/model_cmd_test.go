@@ -62,8 +62,12 @@ func TestModelBadFlags(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, `--fault: unknown model fault "nope"`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "model", "--addr", "256.0.0.1:0")
-	if code != exitCheckFailed || !strings.Contains(stderr, "model: listen on 256.0.0.1:0") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	// An address it cannot listen on is a usage error, as for every verb
+	// that serves; --addr, its older spelling, is the same flag.
+	for _, flag := range []string{"--listen", "--addr"} {
+		code, _, stderr = runCLI(t, "model", flag, "256.0.0.1:0")
+		if code != exitUsage || !strings.Contains(stderr, "--listen 256.0.0.1:0: model: listen on 256.0.0.1:0") {
+			t.Errorf("%s: exit %d, stderr %q", flag, code, stderr)
+		}
 	}
 }
