@@ -66,7 +66,7 @@ func Respond(req *anthropic.Request) Turn {
 	if i < 0 {
 		return Turn{Plan: PlanNone, Step: StepReply, Text: "I found no task to run in this message."}
 	}
-	text := humanText(req.Messages[i])
+	text := instructionText(req.Messages[i])
 	calls := c.callsSince(i)
 	ack := claude.ParsePrompt(first).Scenario != "child"
 	if n, ok := parseNotification(rawText(req.Messages[i])); ok {

@@ -70,6 +70,9 @@ func TestRespondRealRequests(t *testing.T) {
 		// The wake sent while the foreground Bash call ran: the CLI hands it
 		// to the model as a system turn after the tool's result.
 		{"active-4-wake-mid-turn", turn{Plan: "wake", Step: model.StepStatus, Tool: "mcp__t3-code__task_status", Input: status}},
+		// Or inside that tool's result, in a reminder (the fixture server's
+		// gate answers the /parent request as the wake is sent).
+		{"active-4-wake-in-tool-result", turn{Plan: "wake", Step: model.StepStatus, Tool: "mcp__t3-code__task_status", Input: status}},
 		{"active-5-ack", turn{Plan: "wake", Step: model.StepAnswer, Text: "ACK:SECRET-42"}},
 		{"nested-child-1-load-tools", turn{Plan: "child", Step: model.StepToolSearch, Tool: "ToolSearch", Input: load}},
 		{"nested-child-2-delegate", turn{Plan: "child", Step: model.StepDelegate, Tool: "mcp__t3-code__delegate_task", Input: mustJSON(map[string]any{"mode": "async", "task": leafTask})}},

@@ -84,7 +84,7 @@ type call struct {
 func (c *conversation) instruction() (latest int, first string) {
 	latest = -1
 	for i, m := range c.req.Messages {
-		t := humanText(m)
+		t := instructionText(m)
 		_, notified := parseNotification(rawText(m))
 		switch {
 		case notified:
@@ -101,6 +101,47 @@ func (c *conversation) instruction() (latest int, first string) {
 		latest = i
 	}
 	return latest, first
+}
+
+// relayedRe finds a user message the CLI relays inside a reminder: a
+// message sent while a tool ran comes back with the tool's result
+// ("<system-reminder>\nThe user sent a new message while you were
+// working:\n<message>\n\nThis is how Claude Code surfaces ...").
+var relayedRe = regexp.MustCompile(`(?s)<system-reminder>\s*The user sent a new message while you were working:\s*(.*?)\s*(?:\n\nThis is how Claude Code surfaces|</system-reminder>)`)
+
+// relayed returns the user messages a turn relays in its tool results'
+// reminders (Claude Code 2.1.328 hands active's completion wake to the
+// model this way: inside the result of the foreground request it arrived
+// during), joined by newlines.
+func relayed(m anthropic.Message) string {
+	var out []string
+	for _, b := range m.Content {
+		if b.Type != anthropic.BlockToolResult {
+			continue
+		}
+		for _, p := range b.Content {
+			if p.Type != anthropic.BlockText {
+				continue
+			}
+			for _, r := range relayedRe.FindAllStringSubmatch(p.Text, -1) {
+				out = append(out, r[1])
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// instructionText is what a turn says to the model: its own text, or,
+// when that asks for nothing, an instruction its tool results relay.
+func instructionText(m anthropic.Message) string {
+	t := humanText(m)
+	if isInstruction(t) || !hasToolResult(m) {
+		return t
+	}
+	if r := relayed(m); isInstruction(r) {
+		return r
+	}
+	return t
 }
 
 func hasToolResult(m anthropic.Message) bool {
