@@ -17,6 +17,12 @@ const (
 	// EnvNodeRequired: the tests that run Node.js clients (interop, the
 	// DuckDB queries of docs/storage.md) need node and their node_modules.
 	EnvNodeRequired = "WIREPROOF_TEST_NODE_REQUIRED"
+	// EnvClaudeCLI is the path of the real Claude Code CLI the tests of
+	// verify --provider-cli run (.ci/run installs the pinned one and sets
+	// it): set, those tests run on it or fail; unset, they look for
+	// interop/claude-cli's node_modules, and skip (fail under
+	// EnvNodeRequired) without it.
+	EnvClaudeCLI = "WIREPROOF_TEST_CLAUDE_CLI"
 )
 
 // Missing ends a test whose requirement is missing: it skips with msg, or,
