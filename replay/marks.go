@@ -56,6 +56,7 @@ const (
 	StepGate        Step = "gate"         // starting the controlled gate
 	StepProxy       Step = "proxy"        // starting the recording proxy
 	StepProviderTap Step = "provider-tap" // starting the provider evidence tap
+	StepModel       Step = "model"        // starting the scripted model API and its recording proxy (--provider-cli)
 	StepServer      Step = "server"       // starting the server until its ready line
 	StepToken       Step = "token"        // exchanging the bootstrap token
 	StepProject     Step = "project"      // creating the project

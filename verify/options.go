@@ -39,7 +39,7 @@ type Options struct {
 	Provider  string
 	Model     string
 	FailGate  bool   // the gate answers 503 instead of the secret
-	Fault     string // fixture fault mode, passed in the bootstrap JSON
+	Fault     string // fixture fault mode, passed in the bootstrap JSON; or a model fault (model.Faults, with ProviderCLI)
 	// Serialization is the Effect RPC serialization the server speaks, "json"
 	// (the default) or "ndjson". Effect servers have it in their configuration,
 	// not negotiated: the driver's socket uses it, and the embedded fixture
@@ -75,6 +75,16 @@ type Options struct {
 	// setting, every scripted provider process of the run streams its stdio
 	// into the bundle and sends its MCP requests through the recording proxy.
 	ScriptedProvider bool
+	// ProviderCLI is the path of the real Claude Code CLI the server's
+	// provider sessions run, through `wireproof provider wrap` (given to the
+	// server the way ScriptedProvider gives it the scripted provider, and
+	// started by the embedded fixture server as T3's Claude adapter starts
+	// the CLI). Its model is the scripted Messages API (package model) behind
+	// a recording proxy, its API key a random one of the run, its home a
+	// private directory of the run. The bundle holds every side: the
+	// client's, the CLI's stdio, its MCP requests and its model calls. Empty:
+	// no real CLI. It excludes ScriptedProvider.
+	ProviderCLI string
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.
@@ -140,6 +150,17 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if strings.TrimSpace(o.ServerCmd) != "" {
 		if err := checkServerCmd(o.ServerCmd); err != nil {
+			return o, err
+		}
+	}
+	if isModelFault(o.Fault) && o.ProviderCLI == "" {
+		return o, &OptionError{"--fault", o.Fault, "a model fault needs the real CLI (--provider-cli): only it talks to the scripted model"}
+	}
+	if o.ProviderCLI != "" {
+		if o.ScriptedProvider {
+			return o, &OptionError{"--provider-cli", o.ProviderCLI, "it replaces --scripted-provider: give one of them"}
+		}
+		if err := checkProviderCLI(o.ProviderCLI); err != nil {
 			return o, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/provider/claude"
+	"github.com/wireproof/wireproof/provider/cliwrap"
 	"github.com/wireproof/wireproof/record"
 )
 
@@ -139,14 +140,19 @@ func providerCredentials(argv []string) []string {
 }
 
 // providerEnv is the environment the server is started with: the caller's,
-// with the tap and the proxy for provider processes, and with the scripted
-// provider first on PATH when asked.
-func providerEnv(tapURL, proxyURL, upstream, shimDir string) []string {
+// with the tap and the proxy for provider processes, with the scripted
+// provider or the real CLI's wrapper first on PATH when asked, and, for a
+// real CLI, its variables (cli) in place of the caller's credentials.
+func providerEnv(tapURL, proxyURL, upstream, shimDir string, cli []string) []string {
 	env := os.Environ()
+	if cli != nil {
+		env = cliwrap.WithoutEnv(env, cliEnvDropped)
+	}
 	if shimDir != "" {
 		env = append(env, "PATH="+shimDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
-	return append(env, claude.EnvTap+"="+tapURL, claude.EnvMCPProxy+"="+proxyURL, claude.EnvMCPUpstream+"="+upstream)
+	env = append(env, claude.EnvTap+"="+tapURL, claude.EnvMCPProxy+"="+proxyURL, claude.EnvMCPUpstream+"="+upstream)
+	return append(env, cli...)
 }
 
 // installScriptedProvider writes an executable `claude` into dir that runs

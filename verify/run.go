@@ -91,6 +91,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	repo := readRepoState(ctx, repoDir)
 
+	var cli *providerCLI
+	if opts.ProviderCLI != "" {
+		if cli, err = newProviderCLI(ctx, opts.ProviderCLI, filepath.Join(ws.dir, "provider-home")); err != nil {
+			return nil, err
+		}
+	}
 	bootstrapToken := rand.Text()
 	secret := "RESULT_" + t3.NewUUID()
 	gatePath := "/" + t3.NewUUID()
@@ -101,6 +107,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	bootstrap := t3.Bootstrap{
 		Mode: "desktop", NoBrowser: true, Port: port, T3Home: ws.home, Host: "127.0.0.1",
 		DesktopBootstrapToken: bootstrapToken, TailscaleServePort: 443, Fault: opts.Fault,
+	}
+	if isModelFault(opts.Fault) {
+		bootstrap.Fault = "" // the scripted model plays it, not the server
 	}
 	if opts.Serialization != "json" {
 		bootstrap.Serialization = opts.Serialization // the default stays out of the bootstrap
@@ -130,11 +139,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			},
 		},
 	}
+	if cli != nil {
+		header.Manifest.Options["providerCli"] = cli.path
+		header.Manifest.Options["providerCliVersion"] = cli.version
+	}
 	w, err := bundle.Create(res.Bundle, header, nil)
 	if err != nil {
 		return nil, outputErr(res.Bundle, err)
 	}
-	rec := record.New(w, redaction(bootstrapToken))
+	redact := redaction(bootstrapToken)
+	if cli != nil {
+		redact.Redact = append(redact.Redact, cli.apiKey)
+	}
+	rec := record.New(w, redact)
 	// The checks run live on the recorder's events through replay's engine,
 	// fed the header first as replay feeds it.
 	live := replay.NewLive(delivery.EngineOptions(nil))
@@ -144,23 +161,25 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	rec.Subscribe("checks", live)
 
-	if opts.ScriptedProvider {
+	if opts.ScriptedProvider || cli != nil {
 		exe, err := executable(opts)
-		if err == nil {
+		if err == nil && cli != nil {
+			err = cli.install(filepath.Join(ws.dir, "bin"), ws.home, exe)
+		} else if err == nil {
 			err = installScriptedProvider(filepath.Join(ws.dir, "bin"), ws.home, exe)
 		}
 		if err != nil {
 			rec.Close()
-			return nil, fmt.Errorf("installing the scripted provider: %w", err)
+			return nil, fmt.Errorf("installing the provider: %w", err)
 		}
 	}
 	r := &run{
 		opts: opts, rec: rec, live: live, argv: argv, bootstrap: bootstrapJSON,
 		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
 		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
-		writer: w,
+		writer: w, cli: cli,
 	}
-	if opts.ScriptedProvider {
+	if opts.ScriptedProvider || cli != nil {
 		r.shimDir = filepath.Join(ws.dir, "bin")
 	}
 	if len(repo.Patch) > 0 {
@@ -173,6 +192,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	if opts.Hooks != nil && opts.Hooks.Secret != nil {
 		opts.Hooks.Secret(bootstrapToken)
+		if cli != nil {
+			opts.Hooks.Secret(cli.apiKey)
+		}
 	}
 	stopStatus := r.showStatus()
 	interrupted := r.drive(ctx)
@@ -264,8 +286,9 @@ type run struct {
 	origin         string
 	ws             *workspace
 	started        time.Time
-	env            []string // the server's environment (provider evidence, scripted provider)
-	shimDir        string   // holds the scripted `claude`, when asked for
+	env            []string     // the server's environment (provider evidence, scripted provider)
+	shimDir        string       // holds the scripted `claude` or the real CLI's wrapper, when asked for
+	cli            *providerCLI // the real CLI (Options.ProviderCLI), or nil
 
 	mu     sync.Mutex
 	phase  replay.Phase
@@ -380,7 +403,22 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 		defer cancel()
 		tap.close(stopCtx)
 	}()
-	r.env = providerEnv(tap.URL(), proxy.URL, strings.TrimPrefix(r.origin, "http://"), r.shimDir)
+	var cliEnv []string
+	if r.cli != nil {
+		m, err := r.startModel(bg)
+		if err != nil {
+			r.mark(replay.MarkSetupFailed, replay.StepMark{Step: replay.StepModel, Error: err.Error()})
+			return false
+		}
+		defer func() {
+			// After the server and its CLIs are stopped.
+			stopCtx, cancel := context.WithTimeout(bg, 5*time.Second)
+			defer cancel()
+			m.close(stopCtx)
+		}()
+		cliEnv = r.cli.env(m.url)
+	}
+	r.env = providerEnv(tap.URL(), proxy.URL, strings.TrimPrefix(r.origin, "http://"), r.shimDir, cliEnv)
 
 	defer func() {
 		if srv := r.currentServer(); srv != nil {

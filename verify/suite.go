@@ -104,6 +104,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 		"--iteration", fmt.Sprint(iteration),
 		"--timeout", fmt.Sprint(opts.Timeout.Seconds()),
 		"--provider", opts.Provider, "--model", opts.Model}
+	if opts.ProviderCLI != "" {
+		args = append(args, "--provider-cli", opts.ProviderCLI)
+	}
 	if opts.ScriptedProvider {
 		args = append(args, "--scripted-provider")
 	}

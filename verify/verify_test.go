@@ -64,6 +64,9 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 		mu.Lock()
 		secrets = append(secrets, s)
 		mu.Unlock()
+		if hooks != nil && hooks.Secret != nil {
+			hooks.Secret(s)
+		}
 	}
 	if hooks != nil {
 		opts.Hooks.Phase = hooks.Phase

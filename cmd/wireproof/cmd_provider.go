@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireproof/wireproof/provider/claude"
+	"github.com/wireproof/wireproof/provider/cliwrap"
 )
 
 // newProviderCommand builds `wireproof provider` and its subcommands.
@@ -23,8 +25,42 @@ can be verified end to end without provider credentials.`,
 			return usageError{errors.New("provider needs a subcommand: claude")}
 		},
 	}
-	cmd.AddCommand(newProviderClaudeCommand(g))
+	cmd.AddCommand(newProviderClaudeCommand(g), newProviderWrapCommand(g))
 	return cmd
+}
+
+// newProviderWrapCommand builds `wireproof provider wrap`, the hidden verb
+// verify --provider-cli gives the server as its claude.
+func newProviderWrapCommand(*globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "wrap CLI [ARGS...]",
+		Short: "Run the real Claude CLI with its stdio streamed to verify's recorder",
+		Long: `wrap execs CLI (the real Claude Code CLI) with ARGS, relaying its stdin,
+stdout and stderr line by line, and streams its argv, every line and its exit to
+the recorder's provider tap (WIREPROOF_PROVIDER_TAP). An --mcp-config server at
+WIREPROOF_PROVIDER_MCP_UPSTREAM is reached through the recording proxy
+(WIREPROOF_PROVIDER_MCP_PROXY) instead; WIREPROOF_PROVIDER_HOME is the CLI's
+HOME and CLAUDE_CONFIG_DIR, and the caller's OAuth tokens and provider switches
+are not passed on. It exits with the CLI's status (128+N when signal N ended
+it, 127 when it could not be started). verify --provider-cli installs it as
+the server's claude; it is not meant to be run by hand.`,
+		Hidden:             true,
+		DisableFlagParsing: true, // the CLI's flags are passed through
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code, err := cliwrap.Run(cmd.Context(), args, &cliwrap.Options{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+			var ue *cliwrap.UsageError
+			if errors.As(err, &ue) {
+				return usageError{err}
+			}
+			if err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "wireproof provider wrap:", err)
+			}
+			if code != 0 {
+				return exitStatusError{code}
+			}
+			return nil
+		},
+	}
 }
 
 // newProviderClaudeCommand builds `wireproof provider claude`.

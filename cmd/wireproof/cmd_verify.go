@@ -15,6 +15,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/fixtures"
 	"github.com/wireproof/wireproof/internal/spool"
+	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/triage"
 	"github.com/wireproof/wireproof/verify"
 )
@@ -28,6 +29,7 @@ type verifyOptions struct {
 	model     string
 	failGate  bool
 	scripted  bool
+	cli       string
 	fault     string
 	serial    string
 	out       string
@@ -56,6 +58,15 @@ credentials. --server-cmd is exec'd by sh as one command, in the run's work
 directory, with "start --bootstrap-fd 3 --log-level debug" appended: give
 absolute paths, and the environment as "env VAR=value cmd"; a compound command
 ("cd /t3 && node ...") is refused before anything starts.
+
+--provider-cli PATH runs the server's Claude sessions on the real Claude Code CLI
+at PATH (the embedded fixture server starts it as T3's Claude adapter does; a
+real server finds it as claude first on its PATH and as its binaryPath setting),
+through 'wireproof provider wrap', against wireproof's scripted Messages API on
+loopback. The bundle holds the client's traffic, the CLI's stdio, its MCP
+requests and its model calls; its API key is a random one of the run, its home
+a private directory of the run. --fault then also takes a model fault.
+--scripted-provider instead runs wireproof's own stand-in for the CLI.
 
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
@@ -87,7 +98,8 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.StringVar(&opts.model, "model", verify.DefaultModel, "model name")
 	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
-	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults')")
+	f.StringVar(&opts.cli, "provider-cli", "", "run the server's Claude sessions on the real Claude Code CLI at this path, against wireproof's scripted model API (docs/providers.md): no credentials needed, Node not needed by wireproof")
+	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults'), or with --provider-cli a model fault ("+strings.Join(model.Faults, ", ")+")")
 	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
 	outFlag(f, &opts.out, "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
 	f.StringVar(&opts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
@@ -95,7 +107,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.IntVar(&opts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
 	completeValues(cmd, "scenario", scenarioValues()...)
-	completeValues(cmd, "fault", faultValues()...)
+	completeValues(cmd, "fault", append(faultValues(), modelFaultValues()...)...)
 	completeValues(cmd, "serialization", "json", "ndjson")
 	completeValues(cmd, "keep", "all", "failed")
 	return cmd
@@ -108,7 +120,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if o.timeout <= 0 {
 		return usageError{fmt.Errorf("invalid --timeout %v: want a positive duration (90s, 2m) or seconds (90)", o.timeout)}
 	}
-	if o.fault != "" && strings.TrimSpace(o.serverCmd) == "" {
+	if o.fault != "" && strings.TrimSpace(o.serverCmd) == "" && model.CheckFault(o.fault) != nil {
 		if _, err := fixtures.LookupFault(o.fault); err != nil {
 			return usageError{fmt.Errorf("invalid --fault: %w", err)}
 		}
@@ -139,6 +151,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		Fault:     o.fault,
 
 		ScriptedProvider: o.scripted,
+		ProviderCLI:      o.cli,
 		Serialization:    o.serial,
 		OutDir:           out.dir,
 		Iteration:        o.iteration,
@@ -242,6 +255,16 @@ func scenarioValues() []string {
 
 // faultValues are the fixture server's fault modes, each with the check it
 // trips, for completion.
+// modelFaultValues are the scripted model's fault modes, for verify
+// --provider-cli --fault.
+func modelFaultValues() []string {
+	var out []string
+	for _, f := range model.Faults {
+		out = append(out, cobra.CompletionWithDesc(f, "with --provider-cli: trips "+model.FaultChecks[f]))
+	}
+	return out
+}
+
 func faultValues() []string {
 	var out []string
 	for _, f := range fixtures.Faults {

@@ -38,7 +38,8 @@ import (
 // loading its bundle).
 //
 // record -- CMD exits with the command's status instead (128+N if a signal
-// N killed it, 127 if it could not be started) when recording itself went well.
+// N killed it, 127 if it could not be started) when recording itself went well;
+// so does the hidden provider wrap CLI, with the real CLI's status.
 const (
 	exitOK          = 0
 	exitCheckFailed = 1

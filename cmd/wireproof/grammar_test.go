@@ -42,6 +42,7 @@ var grammar = map[string]verbGrammar{
 		completes: map[string]string{"timing": "fast"}},
 	"provider":        {},
 	"provider claude": {},
+	"provider wrap":   {},
 	"record":          {out: true, aliases: map[string]string{"output": "out"}},
 	"replay":          {},
 	"report":          {out: true},
@@ -197,12 +198,16 @@ func freshVerb(t *testing.T, name string) *cobra.Command {
 }
 
 // TestCompletionsAreTheValues: what --fault and --scenario complete is the
-// fault table and the scenarios, every one.
+// fault table (the server's, then the scripted model's) and the scenarios,
+// every one.
 func TestCompletionsAreTheValues(t *testing.T) {
 	_, stdout, _ := runCLI(t, cobra.ShellCompRequestCmd, "verify", "--fault", "")
 	var want []string
 	for _, f := range fixtures.Faults {
 		want = append(want, f.Name+"\ttrips "+f.Check)
+	}
+	for _, f := range model.Faults {
+		want = append(want, f+"\twith --provider-cli: trips "+model.FaultChecks[f])
 	}
 	want = append(want, ":4") // ShellCompDirectiveNoFileComp
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(stdout), "\n")); diff != "" {

@@ -56,3 +56,18 @@ func TestProviderClaudeHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderWrapExitStatus: the hidden provider wrap exits with the
+// wrapped CLI's status, 127 when it cannot be started, 2 without a CLI, and
+// relays the CLI's stdout.
+func TestProviderWrapExitStatus(t *testing.T) {
+	if code, stdout, stderr := runBin(t, "provider", "wrap", "sh", "-c", "echo '{\"type\":\"x\"}'; exit 7"); code != 7 || stdout != "{\"type\":\"x\"}\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 7 and the CLI's line", code, stdout, stderr)
+	}
+	if code, _, stderr := runBin(t, "provider", "wrap", "/nonexistent/claude"); code != 127 || !strings.Contains(stderr, "/nonexistent/claude") {
+		t.Errorf("exit %d, stderr %q; want 127 naming the CLI", code, stderr)
+	}
+	if code, _, _ := runBin(t, "provider", "wrap"); code != exitUsage {
+		t.Errorf("exit %d without a CLI, want %d", code, exitUsage)
+	}
+}

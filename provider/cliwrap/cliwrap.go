@@ -35,8 +35,10 @@ import (
 )
 
 // EnvHome is a directory the CLI uses as its HOME and, below it,
-// CLAUDE_CONFIG_DIR (.claude), so the user's own configuration, credentials
-// and history are neither used nor touched. Unset: the caller's HOME.
+// CLAUDE_CONFIG_DIR (.claude) and TMPDIR (tmp), so the user's own
+// configuration, credentials and history are neither used nor touched, and
+// nothing of the run is left in the system's temporary directory. Unset:
+// the caller's.
 const EnvHome = "WIREPROOF_PROVIDER_HOME"
 
 // CredentialEnv are the caller's credentials and provider switches the CLI
@@ -114,7 +116,7 @@ func Run(ctx context.Context, args []string, o *Options) (int, error) {
 	if err != nil {
 		return 2, &UsageError{err.Error()}
 	}
-	env, err := cliEnv(opts.Environ, home)
+	env, err := Env(opts.Environ, home)
 	if err != nil {
 		return 127, err
 	}
@@ -251,20 +253,24 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// cliEnv is the CLI's environment: the caller's without its credentials and
-// provider switches (CredentialEnv), and with the private home when one is set.
-func cliEnv(environ []string, home string) ([]string, error) {
+// Env is the CLI's environment: the caller's without its credentials and
+// provider switches (CredentialEnv), and with the private home when one is
+// set, its TMPDIR below it (the CLI leaves its task output files and sockets
+// in TMPDIR; they go with the home).
+func Env(environ []string, home string) ([]string, error) {
 	drop := CredentialEnv
 	if home != "" {
-		drop = append(slices.Clip(drop), "HOME", "CLAUDE_CONFIG_DIR")
+		drop = append(slices.Clip(drop), "HOME", "CLAUDE_CONFIG_DIR", "TMPDIR")
 	}
 	out := WithoutEnv(environ, drop)
 	if home != "" {
-		cfg := filepath.Join(home, ".claude")
-		if err := os.MkdirAll(cfg, 0o700); err != nil {
-			return nil, fmt.Errorf("making the CLI's home: %w", err)
+		cfg, tmp := filepath.Join(home, ".claude"), filepath.Join(home, "tmp")
+		for _, d := range []string{cfg, tmp} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return nil, fmt.Errorf("making the CLI's home: %w", err)
+			}
 		}
-		out = append(out, "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg)
+		out = append(out, "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "TMPDIR="+tmp)
 	}
 	return out, nil
 }

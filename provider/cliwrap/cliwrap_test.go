@@ -121,7 +121,7 @@ func TestWrapRelaysAndTaps(t *testing.T) {
 		t.Errorf("stdout lines tapped (-want +got):\n%s", diff)
 	}
 	errs := ts.lines(claude.TapErr)
-	wantEnv := "HOME=" + home + " CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude") + ` token=""`
+	wantEnv := "HOME=" + home + " CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude") + " TMPDIR=" + filepath.Join(home, "tmp") + ` token=""`
 	if len(errs) != 2 || !strings.Contains(errs[0], "127.0.0.1:5000") || errs[1] != wantEnv {
 		t.Errorf("stderr lines tapped: %q\nwant the proxied URL in the args, then %q", errs, wantEnv)
 	}

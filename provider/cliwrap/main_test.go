@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 func fakeCLI() int {
 	args := os.Args[2:] // after -test.run=^$
 	fmt.Fprintf(os.Stderr, "args %q\n", args)
-	fmt.Fprintf(os.Stderr, "HOME=%s CLAUDE_CONFIG_DIR=%s token=%q\n", os.Getenv("HOME"), os.Getenv("CLAUDE_CONFIG_DIR"), os.Getenv("CLAUDE_CODE_OAUTH_TOKEN"))
+	fmt.Fprintf(os.Stderr, "HOME=%s CLAUDE_CONFIG_DIR=%s TMPDIR=%s token=%q\n", os.Getenv("HOME"), os.Getenv("CLAUDE_CONFIG_DIR"), os.Getenv("TMPDIR"), os.Getenv("CLAUDE_CODE_OAUTH_TOKEN"))
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		fmt.Printf("{\"echo\":%q}\n", strings.ToUpper(sc.Text()))

@@ -1,0 +1,206 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/model"
+	"github.com/wireproof/wireproof/verify"
+)
+
+// claudeCLI is the real Claude Code CLI these tests run: the one
+// testkit.EnvClaudeCLI names (CI: the pinned one .ci/run installs; then
+// it must work), else interop/claude-cli's node_modules. Without one the
+// test skips, or fails under testkit.EnvNodeRequired.
+func claudeCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv(testkit.EnvClaudeCLI); p != "" {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			t.Fatalf("%s=%s is not the Claude Code CLI: %v", testkit.EnvClaudeCLI, p, err)
+		}
+		return p
+	}
+	p, _ := filepath.Abs("../interop/claude-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
+	if _, err := os.Stat(p); err != nil {
+		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the real Claude Code CLI tests: set "+testkit.EnvClaudeCLI+
+			" to its path, or install the pinned one (cd interop/claude-cli && npm ci)")
+	}
+	return p
+}
+
+// cliTimeout bounds a real-CLI run: the CLI takes a second or two to start,
+// each scenario starts two or three of them, and the machine may be loaded.
+const cliTimeout = 180 * time.Second
+
+// sides counts what a real-CLI bundle holds of each side of the run.
+type sides struct {
+	client    int // the driver's WebSocket messages
+	providers map[string]*providerChannel
+	stderr    int      // the CLIs' stderr lines
+	exec      []string // what each wrapper ran (the MCP URL through the proxy)
+	mcp       int      // HTTP requests to /mcp through the proxy
+	mcpCalls  []string // the tools/call names
+	model     int      // model calls through the model proxy
+}
+
+func bundleSides(t *testing.T, events []bundle.Event) sides {
+	t.Helper()
+	s := sides{providers: providerChannels(t, events)}
+	mcpConns := map[string]bool{}
+	for _, ev := range events {
+		switch {
+		case ev.Kind == bundle.KindWSMessage:
+			s.client++
+		case ev.Kind == bundle.KindProcLog && strings.HasPrefix(ev.Conn, "provider-"):
+			s.stderr++
+		case ev.Kind == bundle.KindProcStart && strings.HasPrefix(ev.Conn, "provider-"):
+			var a struct {
+				Exec []string `json:"exec"`
+			}
+			_ = json.Unmarshal(ev.Attrs, &a)
+			s.exec = append(s.exec, strings.Join(a.Exec, " "))
+		case ev.Kind == bundle.KindHTTPRequest && strings.HasPrefix(ev.Conn, "model-"):
+			if ev.Method == "POST" && strings.HasPrefix(ev.URL, "/v1/messages") {
+				s.model++
+			}
+		case ev.Kind == bundle.KindHTTPRequest && strings.HasPrefix(ev.URL, "/mcp"):
+			s.mcp++
+			mcpConns[ev.Conn] = true
+		case ev.Kind == bundle.KindHTTPBody && mcpConns[ev.Conn] && ev.Dir == bundle.DirClientToServer:
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(ev.Body.Data, &m) == nil && m.Method == "tools/call" {
+				s.mcpCalls = append(s.mcpCalls, m.Params.Name)
+			}
+		}
+	}
+	return s
+}
+
+// TestProviderCLIScenarios runs every scenario with the real Claude Code
+// CLI against the embedded fixture server and the scripted model: each
+// passes live, replays to the same verdict (runOnce), and its bundle holds
+// all four sides, the client's traffic, each CLI's argv, stdio and exit,
+// its MCP calls through the recording proxy and its model calls through
+// the model's; the run's API key is in no file of the output.
+func TestProviderCLIScenarios(t *testing.T) {
+	cli := claudeCLI(t)
+	wantCLIs := map[assert.Scenario]int{assert.ScenarioIdle: 2, assert.ScenarioActive: 2, assert.ScenarioNative: 1, assert.ScenarioNested: 3}
+	for _, sc := range verify.Scenarios {
+		t.Run(string(sc), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			var key string
+			res := runOnce(t, verify.Options{Scenario: sc, ProviderCLI: cli, Timeout: cliTimeout, OutDir: out,
+				Hooks: &verify.Hooks{Secret: func(s string) {
+					if strings.HasPrefix(s, "sk-ant-") {
+						key = s
+					}
+				}}})
+			if res.Verdict.Status != assert.StatusPassed {
+				t.Fatalf("verdict %+v", res.Verdict)
+			}
+			hdr, events := readBundle(t, res.Bundle)
+			if v := hdr.Manifest.Options["providerCliVersion"]; !strings.Contains(v, "Claude Code") {
+				t.Errorf("manifest providerCliVersion %q", v)
+			}
+			s := bundleSides(t, events)
+			if s.client == 0 {
+				t.Error("no client traffic recorded")
+			}
+			if len(s.providers) != wantCLIs[sc] {
+				t.Errorf("%d CLI processes recorded, want %d", len(s.providers), wantCLIs[sc])
+			}
+			for name, c := range s.providers {
+				if len(c.argv) == 0 || c.argv[0] != cli || !strings.Contains(strings.Join(c.argv, " "), "[REDACTED]") {
+					t.Errorf("%s argv %q: want the CLI's, its bearer token redacted", name, c.argv)
+				}
+				if c.in == 0 || c.out == 0 || !c.exited {
+					t.Errorf("%s: %d stdin and %d stdout lines, exited %v", name, c.in, c.out, c.exited)
+				}
+			}
+			for _, e := range s.exec {
+				if !strings.Contains(e, "--mcp-config") || strings.Contains(e, hdr.Manifest.Options["port"]+"/mcp") {
+					t.Errorf("the wrapper ran %q: want the MCP URL through the recording proxy, not the server's port", e)
+				}
+			}
+			// Every CLI connects to the server's MCP endpoint; all but native's
+			// delegate through it.
+			delegates := len(s.mcpCalls) > 0 && s.mcpCalls[0] == "delegate_task"
+			if s.mcp == 0 || delegates != (sc != assert.ScenarioNative) {
+				t.Errorf("%d MCP requests, tool calls %q", s.mcp, s.mcpCalls)
+			}
+			if s.model < 2 {
+				t.Errorf("%d model calls recorded", s.model)
+			}
+			if key == "" {
+				t.Fatal("the run reported no API key")
+			}
+			// The key is in no file of the output, in any spelling: the
+			// bundle's is checked by runOnce; the verdict and the rest here.
+			_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || strings.HasSuffix(path, ".zst") {
+					return err
+				}
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Error(err)
+					return nil
+				}
+				checkSecretSpellings(t, b, key)
+				return nil
+			})
+		})
+	}
+}
+
+// TestProviderCLIOptions: a path that is not a runnable CLI, the real CLI
+// with the scripted provider, and a model fault without the real CLI are
+// option errors before anything starts.
+func TestProviderCLIOptions(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "claude")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fails := filepath.Join(dir, "fails")
+	if err := os.WriteFile(fails, []byte("#!/bin/sh\necho no such thing >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts verify.Options
+		want string
+	}{
+		{"missing", verify.Options{ProviderCLI: filepath.Join(dir, "nope")}, "no such file"},
+		{"directory", verify.Options{ProviderCLI: dir}, "directory"},
+		{"not executable", verify.Options{ProviderCLI: notExec}, "not executable"},
+		{"version fails", verify.Options{ProviderCLI: fails}, "no such thing"},
+		{"with the scripted provider", verify.Options{ProviderCLI: fails, ScriptedProvider: true}, "--scripted-provider"},
+		{"model fault alone", verify.Options{Fault: model.FaultOverloaded}, "--provider-cli"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Scenario, tc.opts.OutDir, tc.opts.Executable = assert.ScenarioIdle, filepath.Join(t.TempDir(), "out"), wireproofBin
+			t.Setenv("TMPDIR", t.TempDir())
+			_, err := verify.Run(t.Context(), tc.opts)
+			var oe *verify.OptionError
+			if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an OptionError saying %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(tc.opts.OutDir, "idle-1.zst")); err == nil {
+				t.Error("a bundle was written for a run that could not start")
+			}
+		})
+	}
+}
