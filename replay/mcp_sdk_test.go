@@ -1,0 +1,131 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/record"
+)
+
+type delegateIn struct {
+	Task string `json:"task"`
+}
+
+// TestMCPSDKClientsConformance: the official Go SDK's clients, as each
+// provider process runs one, against a stateful Streamable HTTP server of the
+// same SDK (sessions; tool calls answered with server-sent events) that
+// answers server/discover HTTP 400 with no body, as T3 does, recorded
+// through the real proxy: each client's server/discover (id 1) and then its
+// initialize (id 1 again) and tool call, and its DELETE at close. The plain
+// recording passes protocol-conformance, and the tool calls were answered
+// with server-sent events.
+func TestMCPSDKClientsConformance(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t3-like", Version: "test"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "delegate_task", Description: "Delegate a task."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in delegateIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"taskId":"task-1","task":"` + in.Task + `"}`}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			w.WriteHeader(http.StatusBadRequest) // no body, as T3 answers it
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	defer up.Close()
+
+	path := filepath.Join(t.TempDir(), "mcp-sdk.zst")
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record.New(w, nil)
+	u, _ := url.Parse(up.URL)
+	p, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := record.Listen(ctx, "127.0.0.1:0", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{}
+	for i := range 2 {
+		client := mcp.NewClient(&mcp.Implementation{Name: "provider", Version: "test"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ps.URL + "/mcp", HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("client %d: connect: %v", i+1, err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delegate_task", Arguments: map[string]any{"task": "child work"}})
+		if err != nil || res.IsError {
+			t.Fatalf("client %d: delegate_task: %v %+v", i+1, err, res)
+		}
+		if err := cs.Close(); err != nil {
+			t.Errorf("client %d: close: %v", i+1, err)
+		}
+	}
+	tr.CloseIdleConnections()
+	if err := ps.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	res, ends, _ := mcpCalls(t, path)
+	if res.Verdict.Status != assert.StatusPassed || len(res.Verdict.Suites) != 1 || res.Verdict.Suites[0].Status != assert.StatusPassed {
+		t.Fatalf("verdict %+v (failure %+v), want protocol-conformance passed", res.Verdict, res.Verdict.Failure)
+	}
+	var got []string
+	for _, e := range ends {
+		_, rest, _ := strings.Cut(e, " ")
+		got = append(got, rest)
+	}
+	want := []string{
+		"server/discover failure (HTTP 400)", "initialize success", "tools/call success",
+		"server/discover failure (HTTP 400)", "initialize success", "tools/call success",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("JSON-RPC calls ended:\n%s\nwant:\n%s", strings.Join(ends, "\n"), strings.Join(want, "\n"))
+	}
+	content, err := bundle.ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse, sessions, deletes := 0, map[string]bool{}, 0
+	for _, ev := range content.Events {
+		switch {
+		case ev.Kind == bundle.KindHTTPResponse && strings.HasPrefix(ev.Header.Get("Content-Type"), "text/event-stream"):
+			sse++
+		case ev.Kind == bundle.KindHTTPRequest && ev.Header.Get("Mcp-Session-Id") != "":
+			sessions[ev.Header.Get("Mcp-Session-Id")] = true
+			if ev.Method == http.MethodDelete {
+				deletes++
+			}
+		}
+	}
+	if sse < 2 || len(sessions) != 2 || deletes != 2 {
+		t.Errorf("recorded %d event-stream answers, %d sessions, %d DELETEs; want the tool calls answered as server-sent events in two sessions, each closed", sse, len(sessions), deletes)
+	}
+}
