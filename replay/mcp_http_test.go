@@ -144,11 +144,18 @@ func recordMCP(t *testing.T, drive func(ctx context.Context, proxyURL string, up
 // recordMCPStopping is recordMCP with a func that stops the upstream server
 // mid-drive.
 func recordMCPStopping(t *testing.T, drive func(ctx context.Context, proxyURL string, up *mcpUpstream, stop func())) string {
+	up := &mcpUpstream{held: make(chan struct{}, 4), release: make(chan struct{})}
+	return recordUpstream(t, up, func(ctx context.Context, proxyURL string, stop func()) { drive(ctx, proxyURL, up, stop) })
+}
+
+// recordUpstream records what drive does against a loopback server of
+// upstream through the real recording proxy, and returns the bundle's path;
+// stop closes the upstream server.
+func recordUpstream(t *testing.T, upstream http.Handler, drive func(ctx context.Context, proxyURL string, stop func())) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	up := &mcpUpstream{held: make(chan struct{}, 4), release: make(chan struct{})}
-	srv := httptest.NewServer(up)
+	srv := httptest.NewServer(upstream)
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "mcp.zst")
 	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test"}, nil)
@@ -165,7 +172,7 @@ func recordMCPStopping(t *testing.T, drive func(ctx context.Context, proxyURL st
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(ctx, ps.URL, up, srv.Close)
+	drive(ctx, ps.URL, srv.Close)
 	http.DefaultClient.CloseIdleConnections() // the clients' kept-alive connections end with the test
 	if err := ps.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -5,18 +5,13 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/record"
 )
 
 type delegateIn struct {
@@ -32,15 +27,13 @@ type delegateIn struct {
 // recording passes protocol-conformance, and the tool calls were answered
 // with server-sent events.
 func TestMCPSDKClientsConformance(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t3-like", Version: "test"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "delegate_task", Description: "Delegate a task."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in delegateIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"taskId":"task-1","task":"` + in.Task + `"}`}}}, nil, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -52,46 +45,25 @@ func TestMCPSDKClientsConformance(t *testing.T) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
-	}))
-	defer up.Close()
-
-	path := filepath.Join(t.TempDir(), "mcp-sdk.zst")
-	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := record.New(w, nil)
-	u, _ := url.Parse(up.URL)
-	p, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := record.Listen(ctx, "127.0.0.1:0", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &http.Transport{}
-	for i := range 2 {
-		client := mcp.NewClient(&mcp.Implementation{Name: "provider", Version: "test"}, nil)
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ps.URL + "/mcp", HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatalf("client %d: connect: %v", i+1, err)
+	})
+	path := recordUpstream(t, up, func(ctx context.Context, proxyURL string, _ func()) {
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		for i := range 2 {
+			client := mcp.NewClient(&mcp.Implementation{Name: "provider", Version: "test"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxyURL + "/mcp", HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+			if err != nil {
+				t.Fatalf("client %d: connect: %v", i+1, err)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delegate_task", Arguments: map[string]any{"task": "child work"}})
+			if err != nil || res.IsError {
+				t.Fatalf("client %d: delegate_task: %v %+v", i+1, err, res)
+			}
+			if err := cs.Close(); err != nil {
+				t.Errorf("client %d: close: %v", i+1, err)
+			}
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delegate_task", Arguments: map[string]any{"task": "child work"}})
-		if err != nil || res.IsError {
-			t.Fatalf("client %d: delegate_task: %v %+v", i+1, err, res)
-		}
-		if err := cs.Close(); err != nil {
-			t.Errorf("client %d: close: %v", i+1, err)
-		}
-	}
-	tr.CloseIdleConnections()
-	if err := ps.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 
 	res, ends, _ := mcpCalls(t, path)
 	if res.Verdict.Status != assert.StatusPassed || len(res.Verdict.Suites) != 1 || res.Verdict.Suites[0].Status != assert.StatusPassed {
