@@ -45,6 +45,11 @@ var newline = []byte{'\n'}
 // zstdMagic starts every zstd frame.
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
+// HasMagic reports whether b, the first bytes of a file, start as a bundle
+// (any zstd frame) does: what a tool that writes files checks before it
+// writes over one.
+func HasMagic(b []byte) bool { return bytes.HasPrefix(b, zstdMagic) }
+
 // Reader reads a bundle as a stream of events, in bounded memory. It is not
 // safe for concurrent use.
 //

@@ -14,7 +14,8 @@ import (
 
 // exportOptions are the flags of `wireproof export`.
 type exportOptions struct {
-	Out string // the HAR file to write (-o, or --har as before)
+	Out   string // the HAR file to write (-o, or --har as before)
+	Force bool   // write it even over a bundle
 
 	stdout, stderr io.Writer
 }
@@ -44,6 +45,7 @@ is missing, not a bundle, or broken before its end exits 3.`,
 	}
 	outFlag(cmd.Flags(), &opts.Out, "write a HAR 1.2 file to `OUT.har`")
 	aliasFlags(cmd.Flags(), map[string]string{"har": "out"}) // export --har OUT.har before the grammar was one
+	forceFlag(cmd.Flags(), &opts.Force)
 	return cmd
 }
 
@@ -58,6 +60,9 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 		return usageError{errors.New("export needs -o OUT.har (or --har OUT.har): HAR is the only export format")}
 	}
 	if err := notDirectories("export", args); err != nil {
+		return err
+	}
+	if err := refuseBundle(opts.Out, opts.Force, args); err != nil {
 		return err
 	}
 	args, f, err := fetchBundles(ctx, args)

@@ -21,6 +21,7 @@ type indexOptions struct {
 	Out   string
 	Jobs  int
 	Stats bool
+	Force bool // write -o even over a bundle
 
 	stdout, stderr io.Writer
 }
@@ -64,6 +65,7 @@ not be reached, 2 for bad flags.`,
 	outFlag(f, &opts.Out, "write the index to `FILE` instead of stdout")
 	f.IntVar(&opts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles read in parallel")
 	f.BoolVar(&opts.Stats, "stats", false, "print per-scenario and per-check pass, fail and flake figures")
+	forceFlag(f, &opts.Force)
 	return cmd
 }
 
@@ -73,6 +75,9 @@ func runIndex(ctx context.Context, opts indexOptions, args []string) error {
 	}
 	if opts.Jobs < 1 {
 		return usageError{fmt.Errorf("--jobs must be at least 1, got %d", opts.Jobs)}
+	}
+	if err := refuseBundle(opts.Out, opts.Force, args); err != nil {
+		return err
 	}
 	var entries []bundleindex.Entry
 	var bundles []string

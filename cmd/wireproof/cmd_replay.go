@@ -31,6 +31,7 @@ type replayOptions struct {
 	JUnit string
 	Jobs  int
 	Shard string // "I/N", 1 <= I <= N
+	Force bool   // write --junit even over a bundle
 
 	stdout, stderr io.Writer
 	progress       bool // show a progress bar (stderr is a terminal)
@@ -69,6 +70,7 @@ credentials or could not be reached, 6 when --junit FILE could not be written.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print verdicts as NDJSON, one line per bundle (deterministic)")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	forceFlag(f, &opts.Force)
 	f.IntVar(&opts.Jobs, "jobs", runtime.GOMAXPROCS(0), "bundles replayed in parallel")
 	f.StringVar(&opts.Shard, "shard", "", "replay only share `I/N` of the bundles (1 <= I <= N)")
 	return cmd
@@ -120,6 +122,9 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 	shardI, shardN, err := parseShard(opts.Shard)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := refuseBundle(opts.JUnit, opts.Force, args); err != nil {
+		return err
 	}
 	refs, err := collectBundles(ctx, args)
 	if err != nil {

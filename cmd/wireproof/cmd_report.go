@@ -17,7 +17,8 @@ import (
 
 // reportOptions are the flags of `wireproof report`.
 type reportOptions struct {
-	Out string // the HTML file; "" means BUNDLE with .zst replaced by .html
+	Out   string // the HTML file; "" means BUNDLE with .zst replaced by .html
+	Force bool   // write it even over a bundle
 
 	stdout, stderr io.Writer
 }
@@ -44,6 +45,7 @@ is missing, not a bundle, or broken before its end exits 3.`,
 		},
 	}
 	outFlag(cmd.Flags(), &opts.Out, "write the report to `FILE` (default: BUNDLE with .html for .zst)")
+	forceFlag(cmd.Flags(), &opts.Force)
 	return cmd
 }
 
@@ -61,10 +63,10 @@ func runReport(ctx context.Context, opts reportOptions, args []string) (err erro
 			out = path.Base(out)
 		}
 	}
-	if out == args[0] {
-		return usageError{fmt.Errorf("report: the output %s would overwrite the bundle: give -o", out)}
-	}
 	if err := notDirectories("report", args); err != nil {
+		return err
+	}
+	if err := refuseBundle(out, opts.Force, args); err != nil {
 		return err
 	}
 	args, f, err := fetchBundles(ctx, args)

@@ -25,7 +25,8 @@ import (
 //	     unreachable, an upload failed); the files are kept in the spool
 //	6    an output could not be written: the bundle of record or verify,
 //	     verify's --out directory, verdict or results.json, report -o, export
-//	     -o, replay --junit
+//	     -o, index -o, replay --junit; or one that would replace a bundle (the
+//	     input, or any zstd file) without --force
 //	7    a bundle is damaged: its stored bytes are not what its writer wrote
 //	     (a checksum, checkpoint or trailer that does not match, data after
 //	     its end); a bundle merely cut short is read up to the cut, exit 0

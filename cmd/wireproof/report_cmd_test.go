@@ -41,7 +41,7 @@ func TestReportCommand(t *testing.T) {
 		{"missing", []string{"report", filepath.Join(t.TempDir(), "missing.zst")}, exitUnreadable, "", "no such file", ""},
 		{"no bundle", []string{"report"}, exitUsage, "", "accepts 1 arg", ""},
 		{"two bundles", []string{"report", failing, trunc}, exitUsage, "", "accepts 1 arg", ""},
-		{"output is the bundle", []string{"report", "-o", failing, failing}, exitUsage, "", "overwrite the bundle", ""},
+		{"output is the bundle", []string{"report", "-o", failing, failing}, exitOutput, "", "does not write over a bundle", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
