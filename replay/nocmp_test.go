@@ -12,7 +12,7 @@ import (
 // it.
 func TestVerdictPathHasNoGoCmp(t *testing.T) {
 	const mod = "github.com/wireproof/wireproof/"
-	for _, pkg := range []string{"replay", "assert", "protocol", "verify"} {
+	for _, pkg := range []string{"replay", "assert", "protocol", "delivery", "verify"} {
 		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)
