@@ -6,7 +6,8 @@
 // (playback, triage) read the protocol events instead of the raw frames.
 //
 // The package knows JSON-RPC 2.0 (over stdio lines and WebSocket text frames),
-// HTTP exchanges (server-sent events as messages) and the Claude CLI's
+// HTTP exchanges (server-sent events as messages; JSON-RPC carried over
+// HTTP, as MCP's Streamable HTTP transport does) and the Claude CLI's
 // stream-json (stdio lines of a provider process). Effect RPC is decoded
 // by protocol/effectrpc's Correlator, which the engine plugs in as a decoder.
 package protocol
