@@ -60,6 +60,18 @@ func New(checks assert.BackgroundDeliverySuite) replay.Scenario {
 	}}
 }
 
+// The scenario's phases between running and the verdict, in Status.Phase:
+// what the live driver must do next.
+const (
+	// PhaseNestedRead: the nested main checks passed; the driver must read
+	// the child thread (Status.ChildThreadID) with getThreadProjection. The
+	// first child observation after this is the nested read.
+	PhaseNestedRead replay.Phase = "nested-read"
+	// PhaseRestart: the main checks passed; the driver must restart the
+	// server and read the thread over HTTP.
+	PhaseRestart replay.Phase = "restart"
+)
+
 // Restart stages after the main checks passed.
 const (
 	restartWaitMark  = iota // waiting for MarkRestart
@@ -136,7 +148,7 @@ func (r *run) Event(ev *bundle.Event) {
 // Status implements replay.ScenarioRun.
 func (r *run) Status() replay.Status {
 	s := replay.Status{Phase: r.phase, Milestones: r.ms, Failure: r.failure}
-	if r.phase == replay.PhaseNestedRead {
+	if r.phase == PhaseNestedRead {
 		s.ChildThreadID = r.nestedChild
 	}
 	return s
@@ -186,9 +198,9 @@ func (r *run) End(at *bundle.Event) {
 	switch {
 	case r.info == nil:
 		seen = "the bundle ended before the run began (no run mark)"
-	case r.phase == replay.PhaseNestedRead:
+	case r.phase == PhaseNestedRead:
 		seen = fmt.Sprintf("the bundle ended before the nested read of child thread %s", r.nestedChild)
-	case r.phase == replay.PhaseRestart:
+	case r.phase == PhaseRestart:
 		seen = "the bundle ended before the restart read: " + [...]string{"no restart mark", "the restarted server never became ready", "no HTTP read of the thread after the restart"}[r.restartStage]
 	default:
 		seen = "the bundle ended before delivery was proven; last seen: " + assert.Summary(r.lastParent)
@@ -255,7 +267,7 @@ func (r *run) mark(ev *bundle.Event) {
 		if len(ev.Body.Data) > 0 { // nothing of it is read; synthetic bundles have none
 			r.env.DecodeMark(ev, &b)
 		}
-		if r.phase == replay.PhaseRestart && r.restartStage == restartWaitMark {
+		if r.phase == PhaseRestart && r.restartStage == restartWaitMark {
 			r.restartStage = restartWaitReady
 		}
 	case replay.MarkDeadline:
@@ -274,7 +286,7 @@ func (r *run) mark(ev *bundle.Event) {
 		}
 		var b replay.StepMark
 		r.env.DecodeMark(ev, &b)
-		if r.phase == replay.PhaseRestart {
+		if r.phase == PhaseRestart {
 			// The main checks passed; what failed is reading the thread
 			// back from the restarted server.
 			r.restartRead(assert.RestartRead{NotMade: &assert.StepError{Step: string(b.Step), Error: b.Error}}, ev)
@@ -336,7 +348,7 @@ func (r *run) proc(ev *bundle.Event) {
 		}
 	case bundle.KindProcReady:
 		r.serverReady = true
-		if r.phase == replay.PhaseRestart && r.restartStage == restartWaitReady {
+		if r.phase == PhaseRestart && r.restartStage == restartWaitReady {
 			r.restartStage = restartWaitRead
 		}
 	case bundle.KindProcExit:

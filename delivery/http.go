@@ -39,7 +39,7 @@ func (r *run) KeepBody(req *bundle.Event) bool {
 		return false
 	}
 	x := &exchange{thread: id}
-	x.restart = r.phase == replay.PhaseRestart && r.restartStage == restartWaitRead && id == r.parentThread
+	x.restart = r.phase == PhaseRestart && r.restartStage == restartWaitRead && id == r.parentThread
 	if !x.restart && !r.interesting(id) {
 		return false
 	}
@@ -79,7 +79,7 @@ func (r *run) Protocol(pe *protocol.Event) {
 	}
 	body := []byte(pe.Body)
 	if x.restart {
-		if r.phase != replay.PhaseRestart || r.restartStage != restartWaitRead {
+		if r.phase != PhaseRestart || r.restartStage != restartWaitRead {
 			return
 		}
 		r.restartRead(assert.RestartRead{Status: pe.Status, Body: body, Err: errText}, at)

@@ -133,7 +133,7 @@ func (r *run) judgeCall(call *effectrpc.Call, at *bundle.Event) {
 		r.runEnd(assert.RunEnd{Undelivered: "the parent's subscription " + how + " before delivery was proven; last seen: " + assert.Summary(r.lastParent)}, at.Seq, at.T)
 	case call.Method == t3.MethodGetProjection && call.ThreadID == r.parentThread && r.phase == replay.PhaseRunning:
 		r.runEnd(assert.RunEnd{Undelivered: "getThreadProjection of the parent " + how + "; last seen: " + assert.Summary(r.lastParent)}, at.Seq, at.T)
-	case call.Method == t3.MethodGetProjection && call.ThreadID == r.nestedChild && r.phase == replay.PhaseNestedRead:
+	case call.Method == t3.MethodGetProjection && call.ThreadID == r.nestedChild && r.phase == PhaseNestedRead:
 		r.nestedRead(assert.NestedRead{Suite: r.suite, Failed: "getThreadProjection of the child " + how}, at)
 	}
 }
@@ -173,7 +173,7 @@ func (r *run) observe(src replay.ObservationSource, thread string, p *t3.Project
 		if thread == r.watchedChild || thread == r.nestedChild {
 			r.ms.NestedChildFinished = assert.NestedChildFinished(p)
 		}
-		if thread == r.nestedChild && r.phase == replay.PhaseNestedRead {
+		if thread == r.nestedChild && r.phase == PhaseNestedRead {
 			r.nestedRead(assert.NestedRead{Suite: r.suite, Child: p}, at)
 		}
 		return
@@ -206,7 +206,7 @@ func (r *run) observe(src replay.ObservationSource, thread string, p *t3.Project
 	}
 	if r.scenario == assert.ScenarioNested {
 		r.nestedChild = assert.NestedChildThread(p)
-		r.phase = replay.PhaseNestedRead
+		r.phase = PhaseNestedRead
 		return
 	}
 	r.closing(at)
@@ -236,7 +236,7 @@ func (r *run) closing(at *bundle.Event) {
 		r.fail(f, at.Seq, at.T, r.parentThread)
 		return
 	}
-	r.phase, r.restartStage, r.reachedRestart = replay.PhaseRestart, restartWaitMark, true
+	r.phase, r.restartStage, r.reachedRestart = PhaseRestart, restartWaitMark, true
 }
 
 // restartRead runs the durability checks on the read of the thread after the
@@ -254,7 +254,7 @@ func (r *run) restartRead(read assert.RestartRead, at *bundle.Event) {
 // (interesting threads, before the verdict is decided), so the hook sees
 // what the checks saw and costs one check when unset.
 func (r *run) notifyObservation(src replay.ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
-	if src == replay.SourceGetProjection && thread == r.nestedChild && r.phase == replay.PhaseNestedRead {
+	if src == replay.SourceGetProjection && thread == r.nestedChild && r.phase == PhaseNestedRead {
 		src = replay.SourceNestedRead
 	}
 	r.env.Observe(replay.Observation{Seq: at.Seq, T: at.T, ThreadID: thread, Parent: thread == r.parentThread, Source: src, Projection: p})

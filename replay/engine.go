@@ -14,17 +14,11 @@ import (
 
 // Engine phases reported in Status.Phase, after the driver's (marks.go):
 // PhaseRunning is both. PhasePassed, PhaseFailed and PhaseSkipped are the
-// verdict's statuses.
+// verdict's statuses; a scenario has phases of its own between them (what
+// the live driver must do next: delivery.PhaseNestedRead, ...).
 const (
-	// PhaseNestedRead: the nested main checks passed; the driver must read the
-	// child thread (Status.ChildThreadID) with getThreadProjection. The first
-	// child observation after this is the nested read.
-	PhaseNestedRead Phase = "nested-read"
-	// PhaseRestart: the main checks passed; the driver must restart the server
-	// and read the thread over HTTP.
-	PhaseRestart Phase = "restart"
-	PhasePassed        = Phase(assert.StatusPassed)
-	PhaseFailed        = Phase(assert.StatusFailed)
+	PhasePassed = Phase(assert.StatusPassed)
+	PhaseFailed = Phase(assert.StatusFailed)
 	// PhaseSkipped: the stream ended and held no verification run to check.
 	PhaseSkipped = Phase(assert.StatusSkipped)
 )
@@ -32,7 +26,7 @@ const (
 // Status is the engine's progress, which the live driver acts on.
 type Status struct {
 	Phase         Phase
-	ChildThreadID string // set in PhaseNestedRead
+	ChildThreadID string // the thread the driver must read next (delivery.PhaseNestedRead)
 	Failure       *assert.Failure
 	Milestones    assert.Milestones
 }

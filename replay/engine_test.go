@@ -155,11 +155,11 @@ func TestStatusPhases(t *testing.T) {
 		if len(phases) == 0 || phases[len(phases)-1] != st.Phase {
 			phases = append(phases, st.Phase)
 		}
-		if st.Phase == replay.PhaseNestedRead {
+		if st.Phase == delivery.PhaseNestedRead {
 			child = st.ChildThreadID
 		}
 	}
-	if diff := cmp.Diff([]replay.Phase{replay.PhaseRunning, replay.PhaseNestedRead, replay.PhaseRestart, replay.PhasePassed}, phases); diff != "" {
+	if diff := cmp.Diff([]replay.Phase{replay.PhaseRunning, delivery.PhaseNestedRead, delivery.PhaseRestart, replay.PhasePassed}, phases); diff != "" {
 		t.Errorf("phases (-want +got):\n%s", diff)
 	}
 	if child != synth.ChildThreadID {

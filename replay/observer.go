@@ -16,7 +16,7 @@ const (
 	// SourceHTTPRead: GET /api/orchestration/threads/:id.
 	SourceHTTPRead ObservationSource = "http-read"
 	// SourceNestedRead: the getThreadProjection of the nested child that the
-	// engine asked for (PhaseNestedRead).
+	// scenario asked for (delivery.PhaseNestedRead).
 	SourceNestedRead ObservationSource = "nested-read"
 )
 

@@ -40,7 +40,7 @@ func teardownProblems(events []bundle.Event) []string {
 		}
 		if decided == 0 {
 			switch e.Status().Phase {
-			case replay.PhasePassed, replay.PhaseFailed, replay.PhaseRestart:
+			case replay.PhasePassed, replay.PhaseFailed, delivery.PhaseRestart:
 				decided = ev.Seq
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
@@ -32,8 +33,8 @@ const callGrace = 5 * time.Second
 const (
 	enginePassed     = replay.PhasePassed
 	engineFailed     = replay.PhaseFailed
-	engineNestedRead = replay.PhaseNestedRead
-	engineRestart    = replay.PhaseRestart
+	engineNestedRead = delivery.PhaseNestedRead
+	engineRestart    = delivery.PhaseRestart
 )
 
 // watch follows the parent thread (and in nested the child thread) the way the
