@@ -80,7 +80,7 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 		}
 		// The client may send T3 credentials (tickets, tokens) as well as
 		// generic ones.
-		s.rec = record.New(w, &record.Options{TokenFields: t3.TokenFields})
+		s.rec = record.New(w, &record.Options{TokenFields: t3.TokenFields, File: o.Output})
 		onMiss := o.OnMiss
 		o.OnMiss = func(m Miss) {
 			s.mark(MarkMiss, m)

@@ -31,6 +31,14 @@ type Options struct {
 	// DefaultBodyCap). Bytes past it are relayed but not recorded, and the
 	// exchange's http.end is marked Truncated.
 	BodyCap int64
+	// File is the path of the bundle the Writer writes (bundle.Create's).
+	// When it is set, Close keeps the secrets learned during the recording
+	// out of what was written before they were learned: the header (the
+	// manifest, the recorded command's argv) and every event written before
+	// the last secret was learned are redacted again with every secret, and
+	// if that changes anything the file is rewritten in place (see
+	// docs/redaction.md). A bundle cut short by kill -9 is not rewritten.
+	File string
 }
 
 // ErrClosed is returned by Emit after Close.
@@ -91,6 +99,11 @@ type Recorder struct {
 
 	retain atomic.Bool // some subscriber may hold events after Emit returns
 
+	file    string      // Options.File
+	initial *redact.Set // the secrets given at the start
+	lastSet *redact.Set // the secrets the last event written was redacted with
+	setFrom uint64      // the first seq surely redacted with lastSet: the events before it are redacted again at Close
+
 	errMu sync.Mutex
 	errs  []error
 }
@@ -106,7 +119,9 @@ func New(w *bundle.Writer, opts *Options) *Recorder {
 	if o.BodyCap <= 0 {
 		o.BodyCap = DefaultBodyCap
 	}
-	r := &Recorder{w: w, red: redact.New(o.Redact, o.TokenFields), bodyCap: o.BodyCap, start: time.Now()}
+	r := &Recorder{w: w, red: redact.New(o.Redact, o.TokenFields), bodyCap: o.BodyCap, start: time.Now(), file: o.File}
+	r.initial = r.red.Snapshot()
+	r.lastSet, r.setFrom = r.initial, 1
 	return r
 }
 
@@ -196,6 +211,11 @@ func (r *Recorder) appendLocked(ev *bundle.Event, enc *bundle.Encoded, set *reda
 		}
 		if err != nil {
 			return seq, err
+		}
+		if now := r.red.Snapshot(); now != r.lastSet {
+			// Learned with this event (or beside it): the events up to it
+			// may hold what is a secret now.
+			r.lastSet, r.setFrom = now, seq+1
 		}
 	} else {
 		r.seq++
@@ -464,6 +484,10 @@ func (r *Recorder) Close() error {
 	if r.w != nil {
 		if err := r.w.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("record: closing the bundle: %w", err))
+		} else if r.file != "" {
+			if err := r.redactWritten(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	errs = append(errs, r.SubscriberErrors()...)

@@ -151,6 +151,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if cli != nil {
 		redact.Redact = append(redact.Redact, cli.apiKey)
 	}
+	redact.File = res.Bundle // what is learned later is redacted from the manifest and the first events at Close
 	rec := record.New(w, redact)
 	// The checks run live on the recorder's events through replay's engine,
 	// fed the header first as replay feeds it.

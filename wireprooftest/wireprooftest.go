@@ -91,7 +91,7 @@ func Record(tb testing.TB, upstreamURL string, opts *RecordOptions) string {
 	if err != nil {
 		tb.Fatalf("wireprooftest.Record: %v", err)
 	}
-	rec := record.New(w, &record.Options{Redact: o.Redact, TokenFields: o.TokenFields})
+	rec := record.New(w, &record.Options{Redact: o.Redact, TokenFields: o.TokenFields, File: partial})
 	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: up})
 	if err != nil {
 		rec.Close()

@@ -163,7 +163,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 		// The upstream's password is a secret wherever it shows up.
 		secrets = append(slices.Clip(secrets), p)
 	}
-	rec := record.New(w, &record.Options{Redact: secrets, TokenFields: opts.allTokenFields(), BodyCap: opts.bodyCap})
+	rec := record.New(w, &record.Options{Redact: secrets, TokenFields: opts.allTokenFields(), BodyCap: opts.bodyCap, File: local})
 	var srv *record.Server
 	if upstream != nil {
 		proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: upstream})
