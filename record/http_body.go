@@ -2,7 +2,6 @@ package record
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,26 +76,6 @@ func newBodyRecorder(ex *httpExchange, dir bundle.Dir, h http.Header) *bodyRecor
 		br.attrs = jsonAttr("encoding", coding)
 	}
 	return br
-}
-
-// whole records a body read whole: one http.body event, decoded if need be.
-func (br *bodyRecorder) whole(b []byte) {
-	if br.coding == "" {
-		br.ex.emitBody(br.dir, b[:br.ex.take(br.dir, int64(len(b)))], true, br.attrs)
-		return
-	}
-	dec, err := newDecoder(br.coding, bytes.NewReader(b))
-	if err == nil {
-		var out []byte
-		out, err = io.ReadAll(io.LimitReader(dec, br.ex.p.rec.BodyCap()+1))
-		br.ex.emitBody(br.dir, out[:br.ex.take(br.dir, int64(len(out)))], true, br.attrs)
-		if c, ok := dec.(io.Closer); ok {
-			c.Close()
-		}
-	}
-	if err != nil {
-		br.ex.setDecodeErr(br.dir, br.coding, err)
-	}
 }
 
 // write records a chunk of a streamed body as it crossed the wire.

@@ -2,10 +2,14 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,12 +17,6 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/httphop"
 )
-
-// wholeBodyMax is the largest body with a known length that is read whole
-// and recorded as one chunk. Such bodies (token responses, projection
-// snapshots) arrive at once anyway; one chunk keeps a credential field from
-// being split across two events, where redaction could not see it whole.
-const wholeBodyMax = 1 << 20
 
 // chunkSize is the read size for streamed bodies. A read returns what has
 // arrived, so a quiet stream's chunk is relayed at once, while a busy one is
@@ -39,6 +37,7 @@ type httpExchange struct {
 	recorded  [2]int64 // bytes recorded per direction (0: c2s, 1: s2c)
 	truncated bool
 	decodeErr string
+	trailer   [2]http.Header // the trailers per direction, redacted
 }
 
 func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +48,8 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
 
-	out := r.Clone(r.Context())
+	inf := &informational{w: w, ex: ex}
+	out := r.Clone(httptrace.WithClientTrace(r.Context(), inf.trace()))
 	out.URL = p.target(r)
 	out.Host = ""
 	out.RequestURI = ""
@@ -58,25 +58,22 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// redactable) bodies rather than gzip; a client that offered gzip must
 	// accept identity too.
 	out.Header.Del("Accept-Encoding")
+	// The client's trailers reach the upstream: the server fills r.Trailer
+	// when the body has been read to its end, and the transport writes
+	// out.Trailer after it, so both must be the same map.
+	out.Trailer = r.Trailer
 	reqBody := newBodyRecorder(ex, bundle.DirClientToServer, r.Header)
 	defer reqBody.close(false) // a body the upstream did not read to its end
 	if r.Body != nil && r.Body != http.NoBody {
-		if r.ContentLength >= 0 && r.ContentLength <= wholeBodyMax {
-			b, err := io.ReadAll(io.LimitReader(r.Body, r.ContentLength))
-			if err != nil {
-				ex.end(0, fmt.Errorf("reading the request body: %w", err))
-				http.Error(w, "wireproof: reading the request body: "+err.Error(), http.StatusBadRequest)
-				return
-			}
-			reqBody.whole(b)
-			out.Body = io.NopCloser(bytes.NewReader(b))
-			out.ContentLength = int64(len(b))
-		} else {
-			out.Body = &recordingBody{rec: reqBody, r: r.Body}
-		}
+		// Streamed as the transport reads it, whatever its length: a body
+		// is recorded in the pieces redaction allows (a secret is never cut
+		// between two), and an Expect: 100-continue client uploads only
+		// once the upstream has asked for it.
+		out.Body = &recordingBody{rec: reqBody, r: r.Body, done: func() { ex.setTrailer(0, r.Trailer) }}
 	}
 
 	res, err := p.transport.RoundTrip(out)
+	inf.done()
 	if err != nil {
 		reqBody.close(false)
 		ex.end(0, fmt.Errorf("upstream: %w", err))
@@ -84,9 +81,12 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer res.Body.Close()
-	ex.emit(&bundle.Event{Kind: bundle.KindHTTPResponse, Conn: ex.id, Status: res.StatusCode, Header: res.Header.Clone()})
+	ev := &bundle.Event{Kind: bundle.KindHTTPResponse, Conn: ex.id, Status: res.StatusCode, Header: res.Header.Clone()}
+	ev.Attrs = inf.attrs()
+	ex.emit(ev)
 
 	h := w.Header()
+	clear(h) // the headers of a relayed 1xx
 	for k, vs := range res.Header {
 		h[k] = append(h[k][:0:0], vs...)
 	}
@@ -96,15 +96,24 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		for k := range res.Trailer {
 			names = append(names, k)
 		}
+		slices.Sort(names)
 		h.Set("Trailer", strings.Join(names, ", "))
 	}
 	w.WriteHeader(res.StatusCode)
 
-	size, err := ex.relayBody(w, res)
+	var size int64
+	if bodyAllowed(r.Method, res.StatusCode) {
+		size, err = ex.relayBody(w, res)
+	} else if ferr := http.NewResponseController(w).Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
+		// HEAD, 204 and 304 have no body, whatever their Content-Length
+		// says: none is read, and the headers go out at once.
+		err = fmt.Errorf("client: %w", ferr)
+	}
 	reqBody.close(false)
 	for k, vs := range res.Trailer {
 		h[http.TrailerPrefix+k] = vs
 	}
+	ex.setTrailer(1, res.Trailer)
 	ex.end(size, err)
 	if err != nil {
 		// Abort so the client sees a broken response, not a complete one.
@@ -112,28 +121,102 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// bodyAllowed reports whether a response to method with status carries a
+// body (RFC 9110 section 6.4.1): not a response to HEAD, nor a 1xx, 204 or
+// 304.
+func bodyAllowed(method string, status int) bool {
+	return method != http.MethodHead && status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// informational relays the upstream's 1xx responses to the client as they
+// arrive (100 Continue, 103 Early Hints, ...) and keeps them for the
+// recorded http.response's attrs. The transport calls it on its own
+// goroutine while the handler waits in RoundTrip; done ends it.
+type informational struct {
+	w  http.ResponseWriter
+	ex *httpExchange
+
+	mu       sync.Mutex
+	finished bool
+	sent100  bool
+	seen     []informationalResponse
+}
+
+type informationalResponse struct {
+	Status int         `json:"status"`
+	Header http.Header `json:"header,omitempty"`
+}
+
+func (in *informational) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		// A 100 Continue is relayed before the transport sends the body
+		// (Got1xxResponse comes after), so the client's upload and the
+		// server's own automatic 100 never race with it.
+		Got100Continue: func() { in.relay(http.StatusContinue, nil) },
+		Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			if code != http.StatusContinue {
+				in.relay(code, http.Header(h))
+			}
+			return nil
+		},
+	}
+}
+
+func (in *informational) relay(code int, h http.Header) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.finished || code == http.StatusContinue && in.sent100 {
+		return
+	}
+	in.sent100 = in.sent100 || code == http.StatusContinue
+	in.seen = append(in.seen, informationalResponse{Status: code, Header: in.ex.p.rec.redactHTTPHeader(h.Clone())})
+	wh := in.w.Header()
+	for k, vs := range h {
+		wh[k] = append(wh[k][:0:0], vs...)
+	}
+	in.w.WriteHeader(code)
+	clear(wh) // a 1xx's headers are its own (WriteHeader keeps them)
+}
+
+func (in *informational) done() {
+	in.mu.Lock()
+	in.finished = true
+	in.mu.Unlock()
+}
+
+// attrs returns {"informational":[...]} for the 1xx responses relayed, or
+// nil.
+func (in *informational) attrs() []byte {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.seen) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"informational": in.seen})
+	return b
+}
+
 // relayBody streams the response body to the client, recording each chunk as
-// it arrives before writing it, and flushes after each chunk of a streamed
-// response (unknown length, or server-sent events) so nothing is held back.
+// it arrives before writing it, and flushes whenever nothing more has
+// arrived, so a pause in the body (or an upstream that has sent only its
+// headers) reaches the client at once, as it would without the proxy.
 func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (size int64, err error) {
 	rb := newBodyRecorder(ex, bundle.DirServerToClient, res.Header)
-	if res.ContentLength > 0 && res.ContentLength <= wholeBodyMax && !isEventStream(res.Header) {
-		b := make([]byte, res.ContentLength)
-		n, err := io.ReadFull(res.Body, b)
-		rb.whole(b[:n])
-		if _, werr := w.Write(b[:n]); werr != nil {
-			return 0, fmt.Errorf("client: %w", werr)
-		}
-		if err != nil {
-			return int64(n), fmt.Errorf("upstream body: %w", err)
-		}
-		return int64(n), nil
-	}
-	stream := res.ContentLength < 0 || isEventStream(res.Header)
 	rc := http.NewResponseController(w)
+	flush := func() error {
+		if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
+			return fmt.Errorf("client: %w", ferr)
+		}
+		return nil
+	}
 	defer func() { rb.close(err == nil) }()
 	reads := readAhead(res.Body)
 	defer reads.stop()
+	if len(reads.c) == 0 {
+		if err := flush(); err != nil {
+			return 0, err
+		}
+	}
 	for r := range reads.c {
 		if r.n > 0 {
 			b := (*r.buf)[:r.n]
@@ -145,11 +228,11 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 			size += int64(r.n)
 		}
 		reads.free(r.buf)
-		// Flush when nothing more has arrived: a pause in the stream reaches
-		// the client at once, while a busy stream is flushed in batches.
-		if stream && len(reads.c) == 0 {
-			if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-				return size, fmt.Errorf("client: %w", ferr)
+		// Flush when nothing more has arrived: a busy body is flushed in
+		// batches. The end of a body is flushed by the server.
+		if r.err == nil && len(reads.c) == 0 {
+			if err := flush(); err != nil {
+				return size, err
 			}
 		}
 		if r.err == io.EOF {
@@ -220,11 +303,6 @@ func (r *reader) stop() {
 	}
 }
 
-func isEventStream(h http.Header) bool {
-	ct := h.Get("Content-Type")
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream")
-}
-
 // take reserves room under the body cap for n more recorded bytes in dir and
 // returns how many of them may be recorded, marking the exchange truncated if
 // that is fewer.
@@ -271,11 +349,33 @@ func (ex *httpExchange) emitBody(dir bundle.Dir, b []byte, owned bool, attrs []b
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPBody, Conn: ex.id, Dir: dir, Body: bundle.Text(b), Attrs: attrs})
 }
 
+// setTrailer keeps the trailers of direction i (0: the request's, 1: the
+// response's) for http.end.
+func (ex *httpExchange) setTrailer(i int, h http.Header) {
+	if len(h) == 0 {
+		return
+	}
+	red := ex.p.rec.redactHTTPHeader(h.Clone())
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.trailer[i] = red
+}
+
 func (ex *httpExchange) end(size int64, err error) {
 	ex.mu.Lock()
 	ev := &bundle.Event{Kind: bundle.KindHTTPEnd, Conn: ex.id, Size: size, Truncated: ex.truncated}
+	attrs := map[string]any{}
 	if ex.decodeErr != "" {
-		ev.Attrs = jsonAttr("decodeError", ex.decodeErr)
+		attrs["decodeError"] = ex.decodeErr
+	}
+	if t := ex.trailer[0]; t != nil {
+		attrs["requestTrailer"] = t
+	}
+	if t := ex.trailer[1]; t != nil {
+		attrs["responseTrailer"] = t
+	}
+	if len(attrs) > 0 {
+		ev.Attrs, _ = json.Marshal(attrs)
 	}
 	ex.mu.Unlock()
 	if err != nil {
@@ -289,10 +389,12 @@ func (ex *httpExchange) end(size int64, err error) {
 // error surfaces when the recording is closed.
 func (ex *httpExchange) emit(ev *bundle.Event) { _, _ = ex.p.rec.Emit(ev) }
 
-// recordingBody records a streamed request body as the transport reads it.
+// recordingBody records a streamed request body as the transport reads it;
+// done is called at its end (its trailers have arrived).
 type recordingBody struct {
-	rec *bodyRecorder
-	r   io.ReadCloser
+	rec  *bodyRecorder
+	r    io.ReadCloser
+	done func()
 }
 
 func (b *recordingBody) Read(p []byte) (int, error) {
@@ -300,6 +402,10 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	b.rec.write(p[:n])
 	if err == io.EOF {
 		b.rec.close(true)
+		if b.done != nil {
+			b.done()
+			b.done = nil
+		}
 	}
 	return n, err
 }

@@ -42,8 +42,13 @@ type matcher struct {
 	special [256]bool
 	// live marks the bytes on which the root has a transition, or that are
 	// special: a single path at the root skips every other byte.
-	live     [256]bool
-	ringSize int // a power of two, at least the longest secret
+	live [256]bool
+	// wrap marks the states inside a base64 spelling, where a line break
+	// (CR or LF, in any spelling) is skipped: base64 is wrapped every 76
+	// characters by MIME and the base64 tool, 64 by PEM.
+	wrap     []bool
+	fold     bool // ASCII letters match in either case (secrets are in lower case)
+	ringSize int  // a power of two, at least the longest secret
 	pool     sync.Pool
 }
 
@@ -61,10 +66,12 @@ func (e *edgeList) get(c byte) int32 {
 	return -1
 }
 
-func newMatcher(secrets []string) *matcher {
-	m := &matcher{edges: []edgeList{{}}, fail: []int32{0}, depth: []int32{0}, outLen: []int32{0}}
+// newMatcher returns the matcher of secrets; wrapped[i] says that secrets[i]
+// is base64 that may be wrapped (nil: none is).
+func newMatcher(secrets []string, wrapped []bool) *matcher {
+	m := &matcher{edges: []edgeList{{}}, fail: []int32{0}, depth: []int32{0}, outLen: []int32{0}, wrap: []bool{false}}
 	longest := 1
-	for _, sec := range secrets {
+	for si, sec := range secrets {
 		if sec == "" {
 			continue
 		}
@@ -86,6 +93,7 @@ func newMatcher(secrets []string) *matcher {
 				m.fail = append(m.fail, 0)
 				m.depth = append(m.depth, m.depth[s]+1)
 				m.outLen = append(m.outLen, 0)
+				m.wrap = append(m.wrap, false)
 				if s == 0 {
 					m.root[c] = t
 				} else {
@@ -94,6 +102,9 @@ func newMatcher(secrets []string) *matcher {
 				}
 			}
 			s = t
+			if si < len(wrapped) && wrapped[si] {
+				m.wrap[s] = true
+			}
 		}
 		m.outLen[s] = int32(len(sec))
 		if slices.Contains([]byte(sec), ' ') {
@@ -126,6 +137,27 @@ func newMatcher(secrets []string) *matcher {
 	m.ringSize = 1
 	for m.ringSize < longest {
 		m.ringSize <<= 1
+	}
+	return m
+}
+
+// newFoldMatcher returns a matcher of secrets that ignores the case of ASCII
+// letters.
+func newFoldMatcher(secrets []string, wrapped []bool) *matcher {
+	lowered := make([]string, len(secrets))
+	for i, s := range secrets {
+		b := []byte(s)
+		for j, c := range b {
+			b[j] = lower(c)
+		}
+		lowered[i] = string(b)
+	}
+	m := newMatcher(lowered, wrapped)
+	m.fold = true
+	for c := range 256 {
+		if m.live[c] {
+			m.live[upper(byte(c))] = true
+		}
 	}
 	return m
 }
@@ -177,6 +209,12 @@ func (p *path) start(k int32) int {
 func (m *matcher) feed(sc *scratch, p *path, dec []byte, from, end int) {
 	mask := len(p.ring) - 1
 	for _, c := range dec {
+		if (c == '\n' || c == '\r') && m.wrap[p.s] && m.edges[p.s].get(c) < 0 {
+			continue // a line break inside wrapped base64
+		}
+		if m.fold {
+			c = lower(c)
+		}
 		p.ring[p.n&mask] = int32(from)
 		p.n++
 		p.s = m.step(p.s, c)

@@ -35,7 +35,7 @@ func TestMatcherMatchesOracle(t *testing.T) {
 		text := tb.String()
 		b := []byte(text)
 		ws, wp := newOracleSet([]string{sec}).find(b)
-		gs, gp := newMatcher([]string{sec}).find(b)
+		gs, gp := newMatcher([]string{sec}, nil).find(b)
 		if diff := cmp.Diff(spanStrings(b, ws), spanStrings(b, gs)); diff != "" || gp > wp {
 			t.Fatalf("secret %q text %q: (-oracle +matcher)\n%s\npartial oracle %d matcher %d", sec, text, diff, wp, gp)
 		}

@@ -50,15 +50,33 @@ const minLearned = 6
 // each finding it in every spelling it may take on the wire (see pattern).
 type Set struct {
 	secrets []string // each secret, and the base64 spellings of those given
+	base64  []bool   // whether secrets[i] is a base64 spelling
 	m       *matcher // nil if there are none
+
+	foldOnce sync.Once
+	fold     *matcher // the secrets in lower case, for header names
 }
 
 // newSet returns the set of secrets.
-func newSet(secrets []string) *Set {
+func newSet(secrets []string, base64 []bool) *Set {
 	if len(secrets) == 0 {
 		return &Set{}
 	}
-	return &Set{secrets: secrets, m: newMatcher(secrets)}
+	return &Set{secrets: secrets, base64: base64, m: newMatcher(secrets, base64)}
+}
+
+// name returns the header name k with every secret in it replaced, its case
+// ignored (the case a name was sent in is lost before it is recorded).
+func (s *Set) name(k string) string {
+	if s.m == nil {
+		return k
+	}
+	s.foldOnce.Do(func() { s.fold = newFoldMatcher(s.secrets, s.base64) })
+	spans, _ := s.fold.find([]byte(k))
+	if len(spans) == 0 {
+		return k
+	}
+	return string(replaceSpans([]byte(k), spans))
 }
 
 // find returns the occurrences of the secrets in b and where the earliest
@@ -87,10 +105,11 @@ type Redactor struct {
 func New(secrets, tokenFields []string) *Redactor {
 	r := &Redactor{fields: newFieldSet(tokenFields), known: map[string]bool{}, in: map[string]bool{}}
 	var all []string
+	var b64 []bool
 	for _, s := range secrets {
-		all = r.spellings(all, s, false)
+		all, b64 = r.spellings(all, b64, s, false)
 	}
-	r.set.Store(newSet(all))
+	r.set.Store(newSet(all, b64))
 	return r
 }
 
@@ -101,6 +120,18 @@ func (r *Redactor) Snapshot() *Set { return r.set.Load() }
 // token, an access token), with its base64 spellings: every later
 // occurrence is replaced. It reports whether the set changed.
 func (r *Redactor) Add(s string) bool { return r.add(s, false) }
+
+// Header returns h redacted as the header of a recorded event is (credential
+// values masked, and learned as secrets; secrets replaced in names and
+// values), with the secrets known now. h is not modified.
+func (r *Redactor) Header(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	ev := bundle.Event{Header: h}
+	r.Event(&ev, r.Snapshot())
+	return ev.Header
+}
 
 // String returns s with every secret of set, and every token field value,
 // replaced.
@@ -114,33 +145,33 @@ func (r *Redactor) add(s string, learned bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.set.Load()
-	all := r.spellings(slices.Clip(old.secrets), s, learned)
+	all, b64 := r.spellings(slices.Clip(old.secrets), slices.Clip(old.base64), s, learned)
 	if len(all) == len(old.secrets) {
 		return false
 	}
-	r.set.Store(newSet(all))
+	r.set.Store(newSet(all, b64))
 	return true
 }
 
 // spellings appends to all secret s and, unless learned, its base64
-// spellings, if s is one to add and is new. r.mu is held (or r is not shared
-// yet).
-func (r *Redactor) spellings(all []string, s string, learned bool) []string {
+// spellings (marked in b64), if s is one to add and is new. r.mu is held (or
+// r is not shared yet).
+func (r *Redactor) spellings(all []string, b64 []bool, s string, learned bool) ([]string, []bool) {
 	if s == "" || strings.Contains(s, Redacted) || (learned && len(s) < minLearned) || r.known[s] {
-		return all
+		return all, b64
 	}
 	r.known[s] = true
 	news := []string{s}
 	if !learned {
 		news = append(news, spelling.Base64Stable(s)...)
 	}
-	for _, v := range news {
+	for i, v := range news {
 		if !r.in[v] {
 			r.in[v] = true
-			all = append(all, v)
+			all, b64 = append(all, v), append(b64, i > 0)
 		}
 	}
-	return all
+	return all, b64
 }
 
 // Text returns s with every secret of o, and every value of a token field of
@@ -213,6 +244,7 @@ func (r *Redactor) Event(ev *bundle.Event, set *Set) {
 	ev.Reason = r.str(ev.Reason, set)
 	ev.Err = r.str(ev.Err, set)
 	ev.Name = r.str(ev.Name, set)
+	ev.Method = r.str(ev.Method, set)
 	if ev.Body.Data != nil {
 		ev.Body.Data = r.textHinted(ev.Body.Data, set, bodyHint)
 	}
@@ -232,8 +264,10 @@ func (r *Redactor) str(s string, set *Set) string {
 	return string(b)
 }
 
-// header returns h with credential headers masked and secrets replaced,
-// cloning h only if something changes.
+// header returns h with credential headers masked and secrets replaced, in
+// values and in names, cloning h only if something changes. A name is
+// searched without regard to case: Go's HTTP server and client give a header
+// name its canonical case (x-ab-cd as X-Ab-Cd) before the recorder sees it.
 func (r *Redactor) header(h http.Header, set *Set) http.Header {
 	var out http.Header
 	for k, vs := range h {
@@ -250,6 +284,13 @@ func (r *Redactor) header(h http.Header, set *Set) http.Header {
 				out = h.Clone()
 			}
 			out[k][i] = nv
+		}
+		if nk := set.name(k); nk != k {
+			if out == nil {
+				out = h.Clone()
+			}
+			out[nk] = append(out[nk], out[k]...)
+			delete(out, k)
 		}
 	}
 	if out == nil {

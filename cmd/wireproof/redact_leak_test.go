@@ -47,6 +47,10 @@ type leakEnv struct {
 	half2      string
 	next       chan struct{} // the client tells the upstream to send its second half
 	serverSent chan struct{} // the upstream tells the client its first half is out
+	bodyCap    int64         // the recorder's body cap, 0 for the default
+	up         *leakServer
+	path       string
+	stop       func()
 }
 
 type leakCase struct {
@@ -136,6 +140,40 @@ func TestRedactLeakTable(t *testing.T) {
 			}()
 			e.do("POST", "/plain", pr, http.Header{"Content-Encoding": {"zstd"}})
 		}},
+		// A header name, whatever case Go's server and client give it.
+		{"request header name", []string{"pct-upper", "pct-lower"}, func(e *leakEnv) {
+			e.do("GET", "/plain", nil, http.Header{"X-" + e.spelled: {"1"}})
+		}},
+		{"response header name", []string{"pct-upper", "pct-lower"}, func(e *leakEnv) {
+			e.do("GET", "/headername", nil, nil)
+		}},
+		{"method", []string{"pct-upper", "pct-lower"}, func(e *leakEnv) {
+			e.do("X"+e.spelled, "/plain", nil, nil)
+		}},
+		// The body cap falls inside the secret of a body with a
+		// Content-Length: the prefix before the cap is not recorded.
+		{"body cap, response", []string{"raw", "json-u-upper", "mixed"}, func(e *leakEnv) {
+			e.bodyCap = int64(len(`{"note":"`) + len(e.half1))
+			e.restart()
+			e.do("GET", "/echo", nil, nil)
+		}},
+		{"body cap, request", []string{"raw", "pct-lower"}, func(e *leakEnv) {
+			e.bodyCap = int64(len(`{"note":"`) + len(e.half1))
+			e.restart()
+			e.do("POST", "/plain", strings.NewReader(`{"note":"`+e.spelled+`"}`), nil)
+		}},
+		// base64 wrapped every 76 characters, as the base64 tool writes it,
+		// with a line break inside the secret's base64.
+		{"base64 wrapped body", []string{"raw"}, func(e *leakEnv) {
+			text := strings.Repeat("p", 50) + e.spelled + " and the rest of the attachment"
+			enc := base64.StdEncoding.EncodeToString([]byte(text))
+			var wrapped strings.Builder
+			for i := 0; i < len(enc); i += 76 {
+				wrapped.WriteString(enc[i:min(i+76, len(enc))] + "\n")
+			}
+			e.do("POST", "/plain", strings.NewReader(wrapped.String()), nil)
+			e.do("POST", "/plain", strings.NewReader(`{"attachment":"`+strings.ReplaceAll(wrapped.String(), "\n", `\r\n`)+`"}`), nil)
+		}},
 		{"basic auth", []string{"raw"}, func(e *leakEnv) {
 			cred := base64.StdEncoding.EncodeToString([]byte("alice:" + leakSecret))
 			e.do("POST", "/plain", strings.NewReader(`{"auth":"Basic `+cred+`"}`), http.Header{"Authorization": {"Basic " + cred}})
@@ -158,9 +196,9 @@ func TestRedactLeakTable(t *testing.T) {
 				k := strings.Index(spelled, spelling.Spell(leakCore, sp)) + len(spelling.Spell("s3c", sp))
 				path := filepath.Join(t.TempDir(), "leak.zst")
 				e := &leakEnv{t: t, spelled: spelled, half1: spelled[:k], half2: spelled[k:]}
-				stop := e.start(up, path)
+				e.stop = e.start(up, path)
 				c.run(e)
-				stop()
+				e.stop()
 				checkNoLeak(t, path, leakSecret, leakCore)
 			})
 		}
@@ -180,15 +218,25 @@ func TestRedactLeakTable(t *testing.T) {
 	}
 }
 
+// restart records anew, with the options of e as they are now.
+func (e *leakEnv) restart() {
+	e.stop()
+	if err := os.Remove(e.path); err != nil {
+		e.t.Fatal(err)
+	}
+	e.stop = e.start(e.up, e.path)
+}
+
 // start records into path through a proxy in front of up and returns the
 // function that stops it and closes the bundle.
 func (e *leakEnv) start(up *leakServer, path string) func() {
 	t := e.t
+	e.up, e.path = up, path
 	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.rec = record.New(w, &record.Options{Redact: []string{leakSecret}})
+	e.rec = record.New(w, &record.Options{Redact: []string{leakSecret}, BodyCap: e.bodyCap})
 	u, _ := url.Parse(up.URL)
 	p, err := record.NewProxy(e.rec, &record.ProxyOptions{Upstream: u})
 	if err != nil {
@@ -365,6 +413,9 @@ func leakUpstream(t *testing.T) *leakServer {
 		case "/header":
 			w.Header().Set("X-Note", e.spelled)
 			w.Write([]byte(`{"ok":true}`))
+		case "/headername":
+			w.Header()["X-"+e.spelled] = []string{"1"}
+			w.Write([]byte(`{"ok":true}`))
 		case "/echo":
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"note":"` + e.spelled + `"}`))
@@ -439,9 +490,10 @@ func checkNoLeak(t *testing.T, path, secret, core string) {
 			joined[k] = &strings.Builder{}
 		}
 		joined[k].Write(ev.Body.Data)
-		for _, vs := range ev.Header {
-			outputs["headers"] += strings.Join(vs, "\n") + "\n"
+		for k, vs := range ev.Header {
+			outputs["headers"] += k + ": " + strings.Join(vs, "\n") + "\n"
 		}
+		outputs["methods"] += ev.Method + "\n"
 		outputs["urls"] += ev.URL + "\n"
 	}
 	for k, b := range joined {
@@ -471,10 +523,16 @@ func checkNoLeak(t *testing.T, path, secret, core string) {
 		needles = append(needles, spelling.Spell(secret, sp), spelling.Spell(core, sp))
 	}
 	needles = append(needles, spelling.Base64Stable(secret)...)
+	// Searched without regard to case (Go gives header names its own), and
+	// again with the line breaks of wrapped base64 taken out.
+	unwrap := strings.NewReplacer("\r", "", "\n", "", `\r`, "", `\n`, "")
 	for name, out := range outputs {
-		for _, n := range needles {
-			if i := strings.Index(out, n); i >= 0 {
-				t.Errorf("%s holds %q: ...%s...", name, n, out[max(0, i-60):min(len(out), i+len(n)+60)])
+		for _, o := range []string{out, unwrap.Replace(out)} {
+			lo := strings.ToLower(o)
+			for _, n := range needles {
+				if i := strings.Index(lo, strings.ToLower(n)); i >= 0 {
+					t.Errorf("%s holds %q: ...%s...", name, n, o[max(0, i-60):min(len(o), i+len(n)+60)])
+				}
 			}
 		}
 	}
