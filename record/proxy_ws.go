@@ -175,6 +175,7 @@ func (rl *wsRelay) pump(src, dst *wsPeer) {
 			}
 		}
 		if err != nil {
+			st.incomplete(describeEnd(err))
 			rl.readEnded(src, dst, err)
 			return
 		}

@@ -235,7 +235,8 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64) {
 	}
 	var out bytes.Buffer
 	out.Grow(min(4*len(ev.Body.Data)+64, int(limit)))
-	n, err := io.Copy(&limitedBuffer{b: &out, limit: limit}, in.fr)
+	lb := &limitedBuffer{b: &out, limit: limit, keepTail: in.takeover}
+	n, err := io.Copy(lb, in.fr)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		in.broken = "cannot decompress: " + err.Error()
 		ev.Err = in.broken
@@ -247,10 +248,13 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64) {
 	}
 	if in.takeover {
 		if ev.Truncated {
-			// The window the next message may refer to was not kept.
-			in.broken = "cannot decompress: an earlier message decompressed to more than the recording limit"
+			// The message is recorded up to the limit, but the window the
+			// next message may refer to is the end of all it inflated to:
+			// the inflater kept it while it discarded the rest.
+			in.window = append(in.window[:0], lb.tail...)
+		} else {
+			in.window = appendWindow(in.window, data)
 		}
-		in.window = appendWindow(in.window, data)
 	}
 	ev.Body.Data = data
 }
@@ -268,15 +272,31 @@ func appendWindow(w, out []byte) []byte {
 	return w
 }
 
-// limitedBuffer keeps the first limit bytes written and counts the rest.
+// limitedBuffer keeps the first limit bytes written and counts the rest;
+// with keepTail, once past the limit it also keeps the last 32 KiB of
+// everything written (the deflate window the next message may refer to).
 type limitedBuffer struct {
-	b     *bytes.Buffer
-	limit int64
+	b        *bytes.Buffer
+	limit    int64
+	keepTail bool
+	tail     []byte
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.limit - int64(l.b.Len()); room > 0 {
+	n := len(p)
+	room := l.limit - int64(l.b.Len())
+	if room > 0 {
 		l.b.Write(p[:min(int64(len(p)), room)])
 	}
-	return len(p), nil
+	if l.keepTail && int64(len(p)) > room {
+		if l.tail == nil {
+			// The window so far is the end of what was kept.
+			l.tail = appendWindow(make([]byte, 0, 64<<10), l.b.Bytes())
+		}
+		if room > 0 {
+			p = p[room:]
+		}
+		l.tail = appendWindow(l.tail, p)
+	}
+	return n, nil
 }

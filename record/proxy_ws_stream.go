@@ -214,7 +214,12 @@ func (s *wsStream) endFrame() {
 	if !s.h.Fin {
 		return
 	}
-	ev := &bundle.Event{Kind: bundle.KindWSMessage, Conn: rl.id, Dir: s.side.dir, Type: bundle.TypeText,
+	s.recordMessage(s.message())
+}
+
+// message returns the ws.message event of the message assembled so far.
+func (s *wsStream) message() *bundle.Event {
+	ev := &bundle.Event{Kind: bundle.KindWSMessage, Conn: s.rl.id, Dir: s.side.dir, Type: bundle.TypeText,
 		Body: bundle.Payload{Data: s.msg, Binary: s.msgType == wsframe.OpBinary}}
 	if s.msgType == wsframe.OpBinary {
 		ev.Type = bundle.TypeBinary
@@ -225,6 +230,13 @@ func (s *wsStream) endFrame() {
 	if s.msgSize > int64(len(s.msg)) {
 		ev.Truncated, ev.Size = true, s.msgSize
 	}
+	return ev
+}
+
+// recordMessage hands the message's event to the recording and ends the
+// message.
+func (s *wsStream) recordMessage(ev *bundle.Event) {
+	rl := s.rl
 	if s.msgBig {
 		// Bounded by the big slots, not by the queue's bytes.
 		rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, inflate: s.msgDefl, big: s.msg})
@@ -232,6 +244,20 @@ func (s *wsStream) endFrame() {
 		rl.record(ev, int64(len(s.msg)), s.msgDefl)
 	}
 	s.msgOpen, s.msg, s.msgBig = false, nil, false
+}
+
+// incomplete records the message the side was sending when its stream
+// ended (why), with the payload bytes relayed of it, marked incomplete:
+// Err says so and attrs are {"incomplete":true}. A compressed one is
+// inflated as far as it goes.
+func (s *wsStream) incomplete(why string) {
+	if !s.msgOpen || s.broken {
+		return
+	}
+	ev := s.message()
+	ev.Attrs = []byte(`{"incomplete":true}`)
+	ev.Err = fmt.Sprintf("incomplete: the %s's stream ended inside this message (%s), after %d of its payload bytes", s.side.name, why, s.msgSize)
+	s.recordMessage(ev)
 }
 
 // fail stops following the stream after a frame that breaks the protocol:
