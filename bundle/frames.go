@@ -44,7 +44,7 @@ func (e *cutError) Error() string {
 	return fmt.Sprintf("the file ends inside %s that starts at byte %d", e.what, e.off)
 }
 
-// frameReader is an io.Reader of a bundle's decompressed content that
+// frameReader gives a bundle's decompressed content in chunks (chunk) and
 // checks the stored bytes as it goes: the frames' structure and checksums,
 // and the chain of checkpoints. Its errors are *DamagedError (the stored
 // bytes are not what the writer wrote), *cutError (the file ends early),
@@ -76,6 +76,7 @@ type frameReader struct {
 	buf          []byte    // stored bytes of the frame being decoded whole
 	out          []byte    // its decompressed bytes
 	outOff       int
+	sbuf         []byte // what the stream decoder last gave
 
 	cut error // set once the stored stream was found cut
 	err error // sticky
@@ -101,33 +102,36 @@ func (f *frameReader) damaged(off int64, format string, args ...any) *DamagedErr
 // are one frame and carry no checkpoints.
 func (f *frameReader) strict() bool { return f.format != 1 }
 
-func (f *frameReader) Read(p []byte) (int, error) {
+// chunk returns the next piece of decompressed content: the rest of a
+// frame decoded whole, or what the stream decoder gave. It is valid until
+// the next call. At the clean end of the stored stream it returns io.EOF.
+func (f *frameReader) chunk() ([]byte, error) {
 	for {
 		if f.err != nil {
-			return 0, f.err
+			return nil, f.err
 		}
 		if f.outOff < len(f.out) {
-			n := copy(p, f.out[f.outOff:])
-			f.outOff += n
-			f.produced += int64(n)
-			return n, nil
+			c := f.out[f.outOff:]
+			f.outOff = len(f.out)
+			f.produced += int64(len(c))
+			return c, nil
 		}
 		if f.cur != nil {
-			n, err := f.cur.Read(p)
+			if f.sbuf == nil {
+				f.sbuf = make([]byte, 64<<10)
+			}
+			n, err := f.cur.Read(f.sbuf)
 			f.produced += int64(n)
 			if err == io.EOF {
 				f.cur = nil
 				err = nil
-				if n == 0 {
-					continue
-				}
 			}
 			if err != nil {
 				f.cur = nil
 				f.err = f.frameError(f.walk.start, err)
 			}
 			if n > 0 {
-				return n, nil
+				return f.sbuf[:n], nil
 			}
 			continue
 		}

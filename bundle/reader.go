@@ -63,10 +63,10 @@ type Reader struct {
 	file    *os.File
 	src     *sourceReader
 	fr      *frameReader
-	br      *bufio.Reader
+	buf     []byte // the unread part of the chunk of content last taken from fr
 	maxLine int
 	window  uint64 // the zstd window cap, for error messages
-	long    []byte // assembles lines longer than br's buffer
+	long    []byte // assembles a line that spans chunks
 	line    []byte // the last line returned, for Line
 	lineNo  int
 	d       lineDecoder
@@ -228,7 +228,6 @@ func NewReader(in io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.br = bufio.NewReaderSize(r.fr, 64<<10)
 	if err := r.readHeader(); err != nil {
 		r.fr.close()
 		return nil, err
@@ -303,35 +302,43 @@ func (r *Reader) count(line []byte, k Kind) {
 }
 
 // readLine returns the next line without its newline. A line cut short is
-// returned with the error that cut it.
+// returned with the error that cut it. A line within one chunk of content
+// (a whole decoded frame, in format 2) is returned where it lies, uncopied;
+// one that spans chunks is assembled in r.long.
 func (r *Reader) readLine() ([]byte, error) {
-	frag, err := r.br.ReadSlice('\n')
-	if err == nil {
-		if len(frag)-1 > r.maxLine {
+	if i := bytes.IndexByte(r.buf, '\n'); i >= 0 {
+		line := r.buf[:i]
+		r.buf = r.buf[i+1:]
+		if len(line) > r.maxLine {
 			return nil, r.tooLong()
 		}
-		return frag[:len(frag)-1], nil
-	}
-	if err != bufio.ErrBufferFull {
-		return frag, err
+		return line, nil
 	}
 	if cap(r.long) > 4<<20 {
 		r.long = nil // do not keep one huge line's buffer for the rest of the stream
 	}
-	r.long = append(r.long[:0], frag...)
+	r.long = append(r.long[:0], r.buf...)
+	r.buf = nil
 	for {
-		frag, err = r.br.ReadSlice('\n')
-		if len(r.long)+len(frag) > r.maxLine+1 {
+		if len(r.long) > r.maxLine {
 			return nil, r.tooLong()
 		}
-		r.long = append(r.long, frag...)
-		switch err {
-		case nil:
-			return r.long[:len(r.long)-1], nil
-		case bufio.ErrBufferFull:
-			continue
+		chunk, err := r.fr.chunk()
+		if err != nil {
+			return r.long, err
 		}
-		return r.long, err
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			if len(r.long)+i > r.maxLine {
+				return nil, r.tooLong()
+			}
+			r.buf = chunk[i+1:]
+			if len(r.long) == 0 {
+				return chunk[:i], nil
+			}
+			r.long = append(r.long, chunk[:i]...)
+			return r.long, nil
+		}
+		r.long = append(r.long, chunk...)
 	}
 }
 
