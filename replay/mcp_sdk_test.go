@@ -23,7 +23,8 @@ type delegateIn struct {
 // same SDK (sessions; tool calls answered with server-sent events) that
 // answers server/discover HTTP 400 with no body, as T3 does, recorded
 // through the real proxy: each client's server/discover (id 1) and then its
-// initialize (id 1 again) and tool call, and its DELETE at close. The plain
+// initialize (id 1 again) and tool call, and its DELETE at close; the second
+// also holds the standalone GET stream of its session open. The plain
 // recording passes protocol-conformance, and the tool calls were answered
 // with server-sent events.
 func TestMCPSDKClientsConformance(t *testing.T) {
@@ -51,7 +52,7 @@ func TestMCPSDKClientsConformance(t *testing.T) {
 		defer tr.CloseIdleConnections()
 		for i := range 2 {
 			client := mcp.NewClient(&mcp.Implementation{Name: "provider", Version: "test"}, nil)
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxyURL + "/mcp", HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxyURL + "/mcp", HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: i == 0, MaxRetries: -1}, nil)
 			if err != nil {
 				t.Fatalf("client %d: connect: %v", i+1, err)
 			}
@@ -85,19 +86,25 @@ func TestMCPSDKClientsConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sse, sessions, deletes := 0, map[string]bool{}, 0
+	sse, sessions, deletes, gets := 0, map[string]bool{}, 0, 0
 	for _, ev := range content.Events {
 		switch {
 		case ev.Kind == bundle.KindHTTPResponse && strings.HasPrefix(ev.Header.Get("Content-Type"), "text/event-stream"):
 			sse++
 		case ev.Kind == bundle.KindHTTPRequest && ev.Header.Get("Mcp-Session-Id") != "":
 			sessions[ev.Header.Get("Mcp-Session-Id")] = true
-			if ev.Method == http.MethodDelete {
+			switch ev.Method {
+			case http.MethodDelete:
 				deletes++
+			case http.MethodGet:
+				gets++
 			}
 		}
 	}
 	if sse < 2 || len(sessions) != 2 || deletes != 2 {
 		t.Errorf("recorded %d event-stream answers, %d sessions, %d DELETEs; want the tool calls answered as server-sent events in two sessions, each closed", sse, len(sessions), deletes)
+	}
+	if gets != 1 {
+		t.Errorf("recorded %d GET streams, want the second client's standalone one (the SDK opens it in Connect)", gets)
 	}
 }
