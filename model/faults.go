@@ -2,10 +2,14 @@ package model
 
 import "fmt"
 
-// Fault modes: ways the model API misbehaves on purpose, each on the first
-// turn of a root instruction (the first model call of a verification run's
-// launch prompt, and every retry of it, since the answer is a pure function
-// of the request), so that each fails a run live with its check.
+// Fault modes: ways the model API misbehaves on purpose, once per Handler:
+// on the first model call of a root instruction's first turn (a
+// verification run's launch prompt), so that each fails a run live with its
+// check while the CLI's retry of that call gets a good answer and the run
+// goes on. (Claude Code retries a cut stream or a 529 itself, up to 10
+// times, with nothing in the request that tells a retry from the first
+// attempt: a fault that struck every attempt would end the run at its
+// deadline minutes later.)
 const (
 	// FaultMalformedEvent: a content_block_delta whose data is not JSON
 	// (check model-sse-event).

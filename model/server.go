@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wireproof/wireproof/model/anthropic"
 )
@@ -34,7 +35,8 @@ const maxBody = 32 << 20
 // query such as ?beta=true is ignored) and POST /v1/messages/count_tokens.
 // Anything else is answered in the API's error shape.
 type Handler struct {
-	o Options
+	o      Options
+	struck atomic.Bool // the fault mode struck (it strikes once)
 }
 
 // NewHandler returns the scripted model's HTTP handler. It fails for an
@@ -95,7 +97,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	turn := Respond(req)
 	fault := ""
-	if turn.First {
+	if turn.First && h.o.Fault != "" && h.struck.CompareAndSwap(false, true) {
 		fault = h.o.Fault
 	}
 	if fault == FaultUnknownTool {

@@ -202,8 +202,8 @@ func errResp(typ, msg string) anthropic.ErrorResponse {
 	return anthropic.ErrorResponse{Type: "error", Error: anthropic.ErrorBody{Type: typ, Message: msg}}
 }
 
-// TestFaults: each fault strikes the first turn of a root instruction (and
-// each retry of it) and leaves other turns alone.
+// TestFaults: each fault strikes the first turn of a root instruction,
+// once, and leaves other turns, and the retry, alone.
 func TestFaults(t *testing.T) {
 	first, later := requestBody(t, "idle-1-load-tools"), requestBody(t, "idle-2-delegate")
 	t.Run(model.FaultMalformedEvent, func(t *testing.T) {
@@ -262,6 +262,19 @@ func TestFaults(t *testing.T) {
 			t.Errorf("the next turn calls %+v, want delegate_task", uses)
 		}
 	})
+	// The fault strikes once: the CLI's retry of the first turn gets a good
+	// answer, so the run goes on after the fault.
+	for _, fault := range model.Faults {
+		t.Run(fault+" retried", func(t *testing.T) {
+			s := startModel(t, fault)
+			resp := post(t, s.URL()+"/v1/messages", first, nil)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			got := assemble(t, post(t, s.URL()+"/v1/messages", first, nil).Body)
+			if uses := got.ToolUses(); len(uses) != 1 || uses[0].Name != "ToolSearch" {
+				t.Errorf("the retry is answered %+v, want the plan's ToolSearch", got)
+			}
+		})
+	}
 	if _, err := model.NewHandler(&model.Options{Fault: "nope"}); err == nil {
 		t.Error("an unknown fault was accepted")
 	}
