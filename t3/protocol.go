@@ -1,8 +1,10 @@
 // Package t3 is the contract of the T3 Code orchestration protocol as wireproof
-// uses it: constants, typed views of projections and stream items, the Effect RPC
-// message codec and a small HTTP and RPC client. Each type documents its part
-// of the wire contract; docs/interop.md ("Interoperability with a real Effect
-// client") says how the contract is checked against Effect's own client.
+// uses it: constants, typed views of projections and stream items, and a
+// small HTTP and Effect RPC client (the messages are protocol/effectrpc's, the
+// one wire model the fixture server, playback and replay share). Each type
+// documents its part of the wire contract; docs/interop.md
+// ("Interoperability with a real Effect client") says how the contract is
+// checked against Effect's own client.
 package t3
 
 // Protocol constants of orchestration protocol version 2.
