@@ -48,7 +48,9 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
 	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
 
-	inf := &informational{w: w, ex: ex}
+	// An HTTP/1.0 client is sent no 1xx (RFC 9110 section 15.2); they are
+	// still recorded.
+	inf := &informational{w: w, ex: ex, send: r.ProtoAtLeast(1, 1)}
 	out := r.Clone(httptrace.WithClientTrace(r.Context(), inf.trace()))
 	out.URL = p.target(r)
 	out.Host = ""
@@ -133,8 +135,9 @@ func bodyAllowed(method string, status int) bool {
 // recorded http.response's attrs. The transport calls it on its own
 // goroutine while the handler waits in RoundTrip; done ends it.
 type informational struct {
-	w  http.ResponseWriter
-	ex *httpExchange
+	w    http.ResponseWriter
+	ex   *httpExchange
+	send bool // relay them to the client
 
 	mu       sync.Mutex
 	finished bool
@@ -170,6 +173,9 @@ func (in *informational) relay(code int, h http.Header) {
 	}
 	in.sent100 = in.sent100 || code == http.StatusContinue
 	in.seen = append(in.seen, informationalResponse{Status: code, Header: in.ex.p.rec.redactHTTPHeader(h.Clone())})
+	if !in.send {
+		return
+	}
 	wh := in.w.Header()
 	for k, vs := range h {
 		wh[k] = append(wh[k][:0:0], vs...)

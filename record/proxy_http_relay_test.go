@@ -147,9 +147,14 @@ func TestProxyInformational(t *testing.T) {
 		t.Errorf("final response %q with Link %q; want \"final\" without the hint's header", body, res.Header.Get("Link"))
 	}
 
+	// An HTTP/1.0 client is sent no 1xx.
+	proxyAddr := strings.TrimPrefix(r.URL, "http://")
+	if got := rawExchange(t, proxyAddr, "GET /hints HTTP/1.0\r\nHost: x\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.0 200 OK\r\n") {
+		t.Errorf("an HTTP/1.0 client was answered %q, want the final response alone", got)
+	}
+
 	// Expect: 100-continue by hand, to see what the client is sent before it
 	// uploads.
-	proxyAddr := strings.TrimPrefix(r.URL, "http://")
 	expect := func(path string) (first string, conn net.Conn, br *bufio.Reader) {
 		c, err := net.Dial("tcp", proxyAddr)
 		if err != nil {
@@ -197,8 +202,9 @@ func TestProxyInformational(t *testing.T) {
 	}
 	// A 1xx is recorded in the attrs of the final response, after the
 	// upload it let through.
+	hint := `{"informational":[{"status":103,"header":{"Link":["\u003c/style.css\u003e; rel=preload; as=style"]}}]}`
 	want := []string{
-		`{"informational":[{"status":103,"header":{"Link":["\u003c/style.css\u003e; rel=preload; as=style"]}}]}`,
+		hint, hint, // the HTTP/1.0 client's too: recorded, not sent
 		"upload hello",
 		`{"informational":[{"status":100}]}`,
 	}
