@@ -195,6 +195,7 @@ func FuzzDecodeEvent(f *testing.F) {
 		f.Add(AppendEvent(nil, &ev))
 	}
 	f.Add([]byte(`{"seq":1,"t":0,"kind":"x","json":[{"a":[]}]}`))
+	f.Add([]byte(`{"seq":1,"t":0,"kind":"x","name":"a","n\u0061me":"b"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var ev Event
 		if err := DecodeEvent(line, &ev); err != nil {

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,6 +62,13 @@ func FuzzReader(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// Format 2: closed, cut inside its last frame, a bit flipped.
+	closed, _ := integrityBundleOf(f, 64, 1<<10)
+	f.Add(closed)
+	f.Add(closed[:len(closed)-checkpointFrame-5])
+	flipped := bytes.Clone(closed)
+	flipped[len(flipped)/2] ^= 4
+	f.Add(flipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{MaxLine: 1 << 20, MaxDecoderMemory: 1 << 20})
 		if err != nil {
@@ -73,6 +81,10 @@ func FuzzReader(f *testing.F) {
 			if err != nil {
 				if err == io.EOF && !r.Truncated() && r.Trailer() == nil {
 					t.Fatal("a clean end without a trailer is not reported as truncated")
+				}
+				var de *DamagedError
+				if errors.As(err, &de) && r.Truncated() {
+					t.Fatal("a bundle both damaged and truncated")
 				}
 				return
 			}
