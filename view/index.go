@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/triage"
 )
@@ -142,6 +143,7 @@ type indexer struct {
 	http    map[string]int32 // open exchange by conn
 	ws      map[string]int
 	calls   map[*effectrpc.Call]int32
+	models  map[*protocol.Call]int32 // open model calls (index_model.go)
 	procs   map[string]int
 	kinds   map[string]bool
 	conns   map[string]bool
@@ -165,7 +167,7 @@ func bodyKinds(k bundle.Kind) bool {
 }
 
 func newIndexer(h bundle.Header) *indexer {
-	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*effectrpc.Call]int32{},
+	x := &indexer{ix: &Index{}, http: map[string]int32{}, ws: map[string]int{}, calls: map[*effectrpc.Call]int32{}, models: map[*protocol.Call]int32{},
 		procs: map[string]int{}, kinds: map[string]bool{}, conns: map[string]bool{}, methods: map[string]bool{}}
 	x.rpcAt = -1
 	x.add(&bundle.Event{Kind: bundle.KindHeader}, "recording started: "+h.Tool)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -19,7 +20,8 @@ type callKey struct {
 }
 
 // TestIndexCallsAreTheSessions holds the index to the replay session's
-// decode: its calls and undecodable frames are the ones triage's timeline
+// decode: its calls (Effect RPC, and the model calls) and undecodable
+// frames are the ones triage's timeline
 // (which takes them from the engine's Tap) lists, for every golden bundle,
 // so the view does not decode the RPC traffic a second time, its own way.
 func TestIndexCallsAreTheSessions(t *testing.T) {
@@ -49,8 +51,9 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 				ws[w.Conn] = true
 			}
 			for _, c := range tl.Calls {
-				if !ws[c.Conn] {
-					continue // stdio, HTTP: the index lists the WebSocket calls
+				model := c.Method == protocol.MethodMessages || c.Method == protocol.MethodCountTokens
+				if !ws[c.Conn] && !model {
+					continue // stdio, MCP: the index lists the WebSocket calls and the model calls
 				}
 				want = append(want, callKey{c.Conn, c.ID, c.Method, c.StartSeq, c.Ended, string(c.Outcome)})
 			}

@@ -26,7 +26,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	x := newIndexer(r.Header())
 	sess, err := replay.NewSession(r.Header(), len(r.Line()), delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
 		OnObservation: a.observe,
-		Tap:           &replay.Tap{RPC: x.onRPC},
+		Tap:           &replay.Tap{RPC: x.onRPC, Protocol: x.onModel},
 	}}))
 	if err != nil {
 		return nil, nil, err

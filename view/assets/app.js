@@ -747,6 +747,10 @@ class Waterfall {
       const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i }));
       lanes.push({ name: "http", items, rows: pack(items, 4) });
     }
+    // Calls on no WebSocket: a Claude CLI's model calls (Anthropic's Messages API).
+    const wsConns = new Set(ix.ws.map((w) => w.conn));
+    const model = ix.calls.filter((c) => !wsConns.has(c.conn)).map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
+    if (model.length) lanes.push({ name: "model", items: model, rows: pack(model, 4) });
     for (const w of ix.ws) {
       lanes.push({ name: w.conn, items: [{ type: "ws", t: w.t, endT: w.closeT, w, row: 0 }], rows: 1 });
       const calls = ix.calls.filter((c) => c.conn === w.conn).map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));

@@ -1,0 +1,65 @@
+package view
+
+import (
+	"slices"
+
+	"github.com/wireproof/wireproof/protocol"
+)
+
+// onModel adds a Claude CLI's model calls (Anthropic's Messages API, from
+// the replay session's Tap: the same decode as their checks) to the calls,
+// beside the Effect RPC ones. Method is the timeline's ("messages",
+// "count_tokens"); a call that failed says why in Reason. Their
+// bodies are the HTTP exchange's, shown with it.
+func (x *indexer) onModel(pe *protocol.Event) {
+	if pe.Protocol != protocol.Anthropic || pe.Call == nil {
+		return
+	}
+	ix := x.ix
+	i, ok := x.models[pe.Call]
+	switch {
+	case pe.Kind == protocol.KindRequest && !ok:
+		i = int32(len(ix.Calls))
+		x.models[pe.Call] = i
+		method := pe.Method
+		ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: pe.Conn, ID: pe.ID, Method: method, Seq: pe.Seq, T: pe.T, Outcome: string(protocol.OutcomeOpen)})
+		x.methods[method] = true
+	case (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) && ok:
+		delete(x.models, pe.Call)
+		s := &ix.Calls[i]
+		s.EndSeq, s.EndT, s.Outcome = pe.Seq, pe.T, string(pe.Call.Outcome)
+		s.Reason = modelReason(pe)
+	default:
+		return
+	}
+	if x.done {
+		return
+	}
+	if k := x.eventAt(pe.Seq); k >= 0 && !slices.Contains(ix.Events[k].Calls, i) {
+		ix.Events[k].Calls = append(ix.Events[k].Calls, i)
+	}
+}
+
+// modelReason says why a model call did not end well ("" if it did).
+func modelReason(pe *protocol.Event) string {
+	m := pe.Model
+	switch {
+	case pe.Kind == protocol.KindEnd:
+		return clipLine("no answer: "+pe.Why, maxSummary)
+	case m == nil:
+		return ""
+	case m.APIError != nil:
+		return clipLine(m.APIError.Type+": "+m.APIError.Message, maxSummary)
+	case len(m.Problems) > 0:
+		return clipLine(m.Problems[0].Error(), maxSummary)
+	case m.Stream && !m.Complete && !m.Cut && pe.Method == protocol.MethodMessages:
+		why := "the stream ended before message_stop"
+		if pe.Err != nil {
+			why += " (" + pe.Err.Error() + ")"
+		}
+		return clipLine(why, maxSummary)
+	case pe.Err != nil:
+		return clipLine(pe.Err.Error(), maxSummary)
+	}
+	return ""
+}
