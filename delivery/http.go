@@ -15,7 +15,7 @@ import (
 )
 
 // exchange is an HTTP thread read in flight, whose response body the
-// protocol layer's HTTP decoder keeps for the engine (HTTPOptions.Keep): the
+// protocol layer's HTTP decoder keeps for the scenario (KeepBody): the
 // one decode of each exchange feeds both the conformance suite and the
 // thread reads. Only GET /api/orchestration/threads/:id is kept: no check
 // reads other exchanges.
