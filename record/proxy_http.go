@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/httphop"
@@ -204,8 +205,10 @@ func (in *informational) attrs() []byte {
 
 // relayBody streams the response body to the client, recording each chunk as
 // it arrives before writing it, and flushes whenever nothing more has
-// arrived, so a pause in the body (or an upstream that has sent only its
-// headers) reaches the client at once, as it would without the proxy.
+// arrived, so a pause in the body reaches the client at once, as it would
+// without the proxy. The headers go out with the first body bytes, or on
+// their own when none has come within headerWait (an upstream that sent its
+// headers and stalls).
 func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (size int64, err error) {
 	rb := newBodyRecorder(ex, bundle.DirServerToClient, res.Header)
 	rc := http.NewResponseController(w)
@@ -218,38 +221,55 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 	defer func() { rb.close(err == nil) }()
 	reads := readAhead(res.Body)
 	defer reads.stop()
-	if len(reads.c) == 0 {
+	// relay passes one read on and reports whether the body is over.
+	relay := func(r aheadRead) (bool, error) {
+		defer reads.free(r.buf)
+		if r.n > 0 {
+			b := (*r.buf)[:r.n]
+			rb.write(b)
+			if _, werr := w.Write(b); werr != nil {
+				return true, fmt.Errorf("client: %w", werr)
+			}
+			size += int64(r.n)
+		}
+		switch {
+		case r.err == io.EOF:
+			return true, nil // the server flushes the end
+		case r.err != nil:
+			return true, fmt.Errorf("upstream body: %w", r.err)
+		case len(reads.c) == 0:
+			// Nothing more has arrived: a busy body is flushed in
+			// batches.
+			return false, flush()
+		}
+		return false, nil
+	}
+	wait := time.NewTimer(headerWait)
+	defer wait.Stop()
+	select {
+	case r, ok := <-reads.c:
+		if !ok {
+			return size, nil
+		}
+		if done, err := relay(r); done || err != nil {
+			return size, err
+		}
+	case <-wait.C:
 		if err := flush(); err != nil {
 			return 0, err
 		}
 	}
 	for r := range reads.c {
-		if r.n > 0 {
-			b := (*r.buf)[:r.n]
-			rb.write(b)
-			if _, werr := w.Write(b); werr != nil {
-				reads.free(r.buf)
-				return size, fmt.Errorf("client: %w", werr)
-			}
-			size += int64(r.n)
-		}
-		reads.free(r.buf)
-		// Flush when nothing more has arrived: a busy body is flushed in
-		// batches. The end of a body is flushed by the server.
-		if r.err == nil && len(reads.c) == 0 {
-			if err := flush(); err != nil {
-				return size, err
-			}
-		}
-		if r.err == io.EOF {
-			return size, nil
-		}
-		if r.err != nil {
-			return size, fmt.Errorf("upstream body: %w", r.err)
+		if done, err := relay(r); done || err != nil {
+			return size, err
 		}
 	}
 	return size, nil
 }
+
+// headerWait is how long the headers of a response wait for its first body
+// bytes to go out with them.
+const headerWait = 20 * time.Millisecond
 
 // readAheadDepth is how many chunks a streamed body is read ahead of the
 // client: reading the upstream overlaps writing to the client.

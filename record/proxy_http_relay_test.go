@@ -266,13 +266,18 @@ func TestProxyTrailers(t *testing.T) {
 
 // TestProxyStalledBodyRelayed: an upstream that sends its headers and part
 // of a body of known length, then stalls, has its status line, headers and
-// that part reach the client at once, as without the proxy.
+// that part reach the client at once, as without the proxy; one that stalls
+// after its headers has them reach the client.
 func TestProxyStalledBodyRelayed(t *testing.T) {
 	testkit.CheckLeaks(t)
 	release := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "20")
-		w.Write([]byte("first half"))
+		if r.URL.Path == "/headers" {
+			w.WriteHeader(http.StatusAccepted)
+		} else {
+			w.Write([]byte("first half"))
+		}
 		w.(http.Flusher).Flush()
 		<-release
 		w.Write([]byte("other half"))
@@ -289,5 +294,14 @@ func TestProxyStalledBodyRelayed(t *testing.T) {
 	buf := make([]byte, 10)
 	if _, err := io.ReadFull(res.Body, buf); err != nil || string(buf) != "first half" {
 		t.Fatalf("read %q, %v before the upstream finished; want \"first half\"", buf, err)
+	}
+	// Headers and no body byte yet: the status line still comes.
+	res2, err := http.Get(r.URL + "/headers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res2.Body.Close()
+	if res2.StatusCode != http.StatusAccepted {
+		t.Errorf("status %d before the body, want 202", res2.StatusCode)
 	}
 }
