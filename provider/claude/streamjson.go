@@ -57,9 +57,14 @@ type Message struct {
 	ToolUseID   string `json:"tool_use_id,omitempty"`
 	Description string `json:"description,omitempty"`
 	TaskType    string `json:"task_type,omitempty"`
-	Status      string `json:"status,omitempty"`
-	OutputFile  string `json:"output_file,omitempty"`
-	Summary     string `json:"summary,omitempty"`
+	// IsBackgrounded is the real CLI's word on a task_started: false for a
+	// foreground command it reports as a task because it runs long (a
+	// command the turn waits for, not background work); absent from the
+	// scripted provider's, whose tasks are all background ones.
+	IsBackgrounded *bool  `json:"is_backgrounded,omitempty"`
+	Status         string `json:"status,omitempty"`
+	OutputFile     string `json:"output_file,omitempty"`
+	Summary        string `json:"summary,omitempty"`
 
 	// result
 	IsError    *bool   `json:"is_error,omitempty"`
