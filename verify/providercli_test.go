@@ -108,8 +108,8 @@ func TestProviderCLIScenarios(t *testing.T) {
 						key = s
 					}
 				}}})
-			if res.Verdict.Status != assert.StatusPassed {
-				t.Fatalf("verdict %+v", res.Verdict)
+			if f := res.Verdict.Failure; f != nil {
+				t.Fatalf("%s failed: %s (%s) @%d: expected %s, seen %s", sc, f.Check, f.Message, f.Seq, f.Expected, f.Seen)
 			}
 			hdr, events := readBundle(t, res.Bundle)
 			if v := hdr.Manifest.Options["providerCliVersion"]; !strings.Contains(v, "Claude Code") {
@@ -162,6 +162,25 @@ func TestProviderCLIScenarios(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestProviderCLIModelFault: a model fault, played by the scripted model to
+// the real CLI, fails the run live with the check it names (the CLI answers
+// the unknown tool with an error result and the run goes on, so only that
+// check fails), and replay reaches the same verdict (runOnce).
+func TestProviderCLIModelFault(t *testing.T) {
+	cli := claudeCLI(t)
+	fault := model.FaultUnknownTool
+	res := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Fault: fault, Timeout: cliTimeout})
+	f := res.Verdict.Failure
+	if f == nil || f.Check != model.FaultChecks[fault] {
+		t.Fatalf("fault %s: failure %+v, want check %s", fault, f, model.FaultChecks[fault])
+	}
+	for _, s := range res.Verdict.Suites {
+		if s.Status != assert.StatusPassed && (s.Failure == nil || s.Failure.Check != model.FaultChecks[fault]) {
+			t.Errorf("suite %s %s with %+v: want only %s to fail", s.Suite, s.Status, s.Failure, model.FaultChecks[fault])
+		}
 	}
 }
 
