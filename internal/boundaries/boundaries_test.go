@@ -192,6 +192,10 @@ func TestPackageBoundaries(t *testing.T) {
 				"github.com/minio/", "modernc.org/sqlite", "github.com/chromedp/"}},
 		{pkg: "playback", why: "serving a recording does not link the judge", links: mod + "protocol/effectrpc",
 			never: []string{mod + "replay", mod + "assert"}},
+		{pkg: "view", why: "the offline viewer redacts with package redact; it links neither the proxy nor the process supervisor", links: mod + "redact",
+			never: []string{mod + "record"}},
+		{pkg: "triage", why: "the HAR export redacts with package redact, not the recorder", links: mod + "redact",
+			never: []string{mod + "record"}},
 		{pkg: "fixtures", why: "the fixture server speaks the protocol; it knows no check", links: mod + "t3",
 			onlyOf: []string{"fixtures", "t3", "protocol/effectrpc", "internal/jsonscan", "bundle", "provider/claude"}},
 	}
