@@ -165,6 +165,36 @@ func TestProviderCLIScenarios(t *testing.T) {
 	}
 }
 
+// TestProviderCLIServerCmd: a server given as --server-cmd finds the real
+// CLI's wrapper as its claude through the binaryPath setting written into
+// its home, as a real T3 server does, and the run passes on the real CLI.
+func TestProviderCLIServerCmd(t *testing.T) {
+	cli := claudeCLI(t)
+	res := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ServerCmd: wireproofBin + " fixture", ProviderCLI: cli, Timeout: cliTimeout})
+	if f := res.Verdict.Failure; f != nil {
+		t.Fatalf("failed: %s (%s) @%d: expected %s, seen %s", f.Check, f.Message, f.Seq, f.Expected, f.Seen)
+	}
+	_, events := readBundle(t, res.Bundle)
+	fromSettings := false
+	for _, ev := range events {
+		if ev.Kind == bundle.KindProcLog && strings.Contains(string(ev.Body.Data), "claudeAgent provider from settings") && strings.Contains(string(ev.Body.Data), "/bin/claude") {
+			fromSettings = true
+		}
+	}
+	if !fromSettings {
+		t.Error("the server did not start its provider from the binaryPath setting")
+	}
+	s := bundleSides(t, events)
+	for name, c := range s.providers {
+		if len(c.argv) == 0 || c.argv[0] != cli {
+			t.Errorf("%s argv %q: want the real CLI's", name, c.argv)
+		}
+	}
+	if len(s.providers) != 2 || s.model == 0 {
+		t.Errorf("%d CLI processes and %d model calls recorded, want 2 and some", len(s.providers), s.model)
+	}
+}
+
 // TestProviderCLIModelFault: a model fault, played by the scripted model to
 // the real CLI, fails the run live with the check it names (the CLI answers
 // the unknown tool with an error result and the run goes on, so only that
