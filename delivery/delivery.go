@@ -54,9 +54,18 @@ func EngineOptions(opts *replay.EngineOptions) *replay.EngineOptions {
 
 // New is background delivery with the given checks, one list per stage,
 // run as they are.
-func New(checks assert.BackgroundDeliverySuite) replay.Scenario {
+func New(checks assert.BackgroundDeliverySuite) replay.Scenario { return scenario(checks, nil) }
+
+// Observed is Scenario, handing every projection it observes to hook, in
+// seq order, before the checks run on it (see Observation): the triage
+// tools' story of a run, from the same pass and decode as the verdict.
+func Observed(hook func(Observation)) replay.Scenario {
+	return scenario(assert.BackgroundDelivery, hook)
+}
+
+func scenario(checks assert.BackgroundDeliverySuite, hook func(Observation)) replay.Scenario {
 	return replay.Scenario{ID: assert.SuiteBackgroundDelivery, New: func(env *replay.ScenarioEnv) replay.ScenarioRun {
-		return &run{env: env, checks: checks, phase: replay.PhaseRunning, http: map[string]*exchange{}, lean: newLeanDecoder()}
+		return &run{env: env, checks: checks, hook: hook, phase: replay.PhaseRunning, http: map[string]*exchange{}, lean: newLeanDecoder()}
 	}}
 }
 
@@ -84,6 +93,7 @@ const (
 type run struct {
 	env    *replay.ScenarioEnv
 	checks assert.BackgroundDeliverySuite
+	hook   func(Observation) // Observed's; nil costs one check per observation
 
 	scenario       assert.Scenario // from MarkRun, else the header's manifest
 	info           *replay.RunInfo

@@ -10,7 +10,6 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
-	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -89,7 +88,7 @@ func (r *run) Protocol(pe *protocol.Event) {
 		return
 	}
 	if p, ok := r.lean.threadRead(body); ok && p != nil {
-		r.observe(replay.SourceHTTPRead, x.thread, p, at)
+		r.observe(SourceHTTPRead, x.thread, p, at)
 		return
 	}
 	var read struct {
@@ -102,5 +101,5 @@ func (r *run) Protocol(pe *protocol.Event) {
 		r.env.KeepError(pe.Seq, pe.Conn, fmt.Errorf("thread read of %s: %w", x.thread, err), body)
 		return
 	}
-	r.observe(replay.SourceHTTPRead, x.thread, read.Projection, at)
+	r.observe(SourceHTTPRead, x.thread, read.Projection, at)
 }

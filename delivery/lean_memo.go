@@ -12,8 +12,8 @@ import (
 // the bytes, so a projection that comes again byte for byte (a poll of a
 // thread that did not change, the bulk of a long run) is the same
 // observation: comparing the bytes costs a memcmp, decoding them again a
-// scan. The scenario still observes it each time (checks and OnObservation
-// hooks see every one); only the decoding is shared. Projections handed out
+// scan. The scenario still observes it each time (checks and the hook of
+// Observed see every one); only the decoding is shared. Projections handed out
 // are shared between those observations, and nothing modifies them.
 //
 // Two slots, so the parent's and a child's reads may alternate.

@@ -41,7 +41,7 @@ func (r *run) RPC(st *effectrpc.Step) {
 func (r *run) streamItems(call *effectrpc.Call, values json.RawMessage, at *bundle.Event) {
 	if ps, ok := r.lean.snapshots(values); ok {
 		for _, p := range ps {
-			r.observe(replay.SourceSnapshot, call.ThreadID, p, at)
+			r.observe(SourceSnapshot, call.ThreadID, p, at)
 		}
 		return
 	}
@@ -55,7 +55,7 @@ func (r *run) streamItems(call *effectrpc.Call, values json.RawMessage, at *bund
 	}
 	for _, it := range items {
 		if it.Kind == t3.ItemKindSnapshot && it.Projection != nil {
-			r.observe(replay.SourceSnapshot, call.ThreadID, it.Projection, at)
+			r.observe(SourceSnapshot, call.ThreadID, it.Projection, at)
 		}
 	}
 }
@@ -71,7 +71,7 @@ func (r *run) exitValue(call *effectrpc.Call, m *effectrpc.Message, at *bundle.E
 		}
 		if p, ok := r.lean.launchAnswer(value); ok {
 			if p != nil {
-				r.observe(replay.SourceLaunch, call.ThreadID, p, at)
+				r.observe(SourceLaunch, call.ThreadID, p, at)
 			}
 			return
 		}
@@ -84,14 +84,14 @@ func (r *run) exitValue(call *effectrpc.Call, m *effectrpc.Message, at *bundle.E
 			return
 		}
 		if v.Projection != nil {
-			r.observe(replay.SourceLaunch, call.ThreadID, v.Projection, at)
+			r.observe(SourceLaunch, call.ThreadID, v.Projection, at)
 		}
 	case t3.MethodGetProjection:
 		if !r.interesting(call.ThreadID) {
 			return
 		}
 		if p, ok := r.lean.getProjection(value); ok {
-			r.observe(replay.SourceGetProjection, call.ThreadID, p, at)
+			r.observe(SourceGetProjection, call.ThreadID, p, at)
 			return
 		}
 		var p t3.Projection
@@ -99,7 +99,7 @@ func (r *run) exitValue(call *effectrpc.Call, m *effectrpc.Message, at *bundle.E
 			r.env.KeepError(at.Seq, call.Conn, fmt.Errorf("getThreadProjection answer: %w", err), value)
 			return
 		}
-		r.observe(replay.SourceGetProjection, call.ThreadID, &p, at)
+		r.observe(SourceGetProjection, call.ThreadID, &p, at)
 	}
 }
 
@@ -162,11 +162,11 @@ func describeEnd(c *effectrpc.Call) string {
 }
 
 // observe runs the checks on one projection of a thread.
-func (r *run) observe(src replay.ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
+func (r *run) observe(src ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
 	if r.Decided() {
 		return
 	}
-	if r.env.Observing() {
+	if r.hook != nil {
 		r.notifyObservation(src, thread, p, at)
 	}
 	if thread != r.parentThread {
@@ -249,13 +249,12 @@ func (r *run) restartRead(read assert.RestartRead, at *bundle.Event) {
 	r.phase = replay.PhasePassed
 }
 
-// notifyObservation hands the observation to the engine's OnObservation
-// hook. It is called only for observations the scenario itself makes
+// notifyObservation hands the observation to the hook (Observed). It is called only for observations the scenario itself makes
 // (interesting threads, before the verdict is decided), so the hook sees
 // what the checks saw and costs one check when unset.
-func (r *run) notifyObservation(src replay.ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
-	if src == replay.SourceGetProjection && thread == r.nestedChild && r.phase == PhaseNestedRead {
-		src = replay.SourceNestedRead
+func (r *run) notifyObservation(src ObservationSource, thread string, p *t3.Projection, at *bundle.Event) {
+	if src == SourceGetProjection && thread == r.nestedChild && r.phase == PhaseNestedRead {
+		src = SourceNestedRead
 	}
-	r.env.Observe(replay.Observation{Seq: at.Seq, T: at.T, ThreadID: thread, Parent: thread == r.parentThread, Source: src, Projection: p})
+	r.hook(Observation{Seq: at.Seq, T: at.T, ThreadID: thread, Parent: thread == r.parentThread, Source: src, Projection: p})
 }

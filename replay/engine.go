@@ -46,10 +46,6 @@ type EngineOptions struct {
 	MaxBody int
 	// MaxDecodeErrors caps the decode errors kept (all are counted); 0 means 100.
 	MaxDecodeErrors int
-	// OnObservation, if set, is called for every projection observation the
-	// engine makes, in seq order, before the checks run on it (see
-	// Observation). nil costs nothing on the hot path.
-	OnObservation func(Observation)
 	// OnEvent, if set, is called for every protocol event the decoders
 	// produce (calls, chunks, answers, notifications, closes), in seq order,
 	// until the run's end mark, before the event suites judge it. The event
@@ -120,7 +116,6 @@ type Engine struct {
 	decodeErrors []DecodeError
 	decodeCount  int
 
-	onObservation func(Observation)   // EngineOptions.OnObservation
 	onBundleEvent func(*bundle.Event) // EngineOptions.OnBundleEvent
 	tap           *tapState           // EngineOptions.Tap; nil costs nothing
 
@@ -150,7 +145,6 @@ func NewEngine(opts *EngineOptions) *Engine {
 		if opts.MaxDecodeErrors > 0 {
 			e.maxErrs = opts.MaxDecodeErrors
 		}
-		e.onObservation = opts.OnObservation
 		if opts.Tap != nil {
 			e.tap = &tapState{Tap: *opts.Tap}
 		}

@@ -77,18 +77,6 @@ func (env *ScenarioEnv) KeepError(seq uint64, conn string, err error, raw []byte
 // decoded; a malformed one is kept as a decode error.
 func (env *ScenarioEnv) DecodeMark(ev *bundle.Event, v any) bool { return env.e.decodeMark(ev, v) }
 
-// Observing reports whether an OnObservation hook is set (Observe is then
-// worth calling).
-func (env *ScenarioEnv) Observing() bool { return env.e.onObservation != nil }
-
-// Observe hands an observation to EngineOptions.OnObservation, before the
-// checks run on it.
-func (env *ScenarioEnv) Observe(o Observation) {
-	if env.e.onObservation != nil {
-		env.e.onObservation(o)
-	}
-}
-
 // Mattered notes that the event at seq/t mattered to the checks before the
 // engine does (it notes every event it feeds the scenario once the scenario
 // returns undecided): the last one locates what the end of the bundle

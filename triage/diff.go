@@ -173,10 +173,10 @@ func readSide(ctx context.Context, path string, side *DiffSide) (*traffic, error
 			tr.event(ev)
 			sb.secret = tr.secret
 		},
-		OnEvent:       tr.protocolEvent,
-		OnObservation: sb.observe,
+		OnEvent:   tr.protocolEvent,
+		Scenarios: []replay.Scenario{delivery.Observed(sb.observe)},
 	}
-	r, err := replay.ReplayFile(ctx, path, delivery.Options(&replay.Options{Engine: opts}))
+	r, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: opts})
 	if err != nil {
 		return nil, sideError(ctx, path, err)
 	}

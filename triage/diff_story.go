@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/delivery"
 )
 
 // StoryStep is one state of the parent thread's story: consecutive
@@ -17,7 +17,7 @@ type StoryStep struct {
 	LastSeq uint64 `json:"lastSeq"`
 	// Seen counts the observations collapsed into this step.
 	Seen   int        `json:"seen"`
-	Source string     `json:"source"` // how the first observation arrived (replay.Source*)
+	Source string     `json:"source"` // how the first observation arrived (delivery.Source*)
 	State  StoryState `json:"state"`
 
 	key string // State as JSON, for comparing
@@ -29,8 +29,8 @@ type storyBuilder struct {
 	steps  []StoryStep
 }
 
-// observe is the replay.EngineOptions.OnObservation hook.
-func (b *storyBuilder) observe(o replay.Observation) {
+// observe is the hook of delivery.Observed.
+func (b *storyBuilder) observe(o delivery.Observation) {
 	if !o.Parent || o.Projection == nil {
 		return
 	}

@@ -98,7 +98,7 @@ func TestObservationSources(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := map[string]bool{}
 			var last uint64
-			hook := func(o replay.Observation) {
+			hook := func(o delivery.Observation) {
 				who := "child"
 				if o.Parent {
 					who = "parent"
@@ -109,7 +109,7 @@ func TestObservationSources(t *testing.T) {
 				}
 				got[who+" "+string(o.Source)] = true
 			}
-			if _, err := replay.ReplayFile(context.Background(), tt.path, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{OnObservation: hook}})); err != nil {
+			if _, err := replay.ReplayFile(context.Background(), tt.path, &replay.Options{Engine: &replay.EngineOptions{Scenarios: []replay.Scenario{delivery.Observed(hook)}}}); err != nil {
 				t.Fatal(err)
 			}
 			for k := range got {

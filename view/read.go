@@ -24,10 +24,10 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	defer r.Close()
 	a := &Analysis{}
 	x := newIndexer(r.Header())
-	sess, err := replay.NewSession(r.Header(), len(r.Line()), delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
-		OnObservation: a.observe,
-		Tap:           &replay.Tap{RPC: x.onRPC, Protocol: x.onModel},
-	}}))
+	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
+		Scenarios: []replay.Scenario{delivery.Observed(a.observe)},
+		Tap:       &replay.Tap{RPC: x.onRPC, Protocol: x.onModel},
+	}})
 	if err != nil {
 		return nil, nil, err
 	}

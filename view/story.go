@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -81,7 +82,7 @@ type Analysis struct {
 	key          string
 }
 
-func (a *Analysis) observe(o replay.Observation) {
+func (a *Analysis) observe(o delivery.Observation) {
 	if !o.Parent || o.Projection == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package replay
+package delivery
 
 import "github.com/wireproof/wireproof/t3"
 
@@ -16,13 +16,13 @@ const (
 	// SourceHTTPRead: GET /api/orchestration/threads/:id.
 	SourceHTTPRead ObservationSource = "http-read"
 	// SourceNestedRead: the getThreadProjection of the nested child that the
-	// scenario asked for (delivery.PhaseNestedRead).
+	// scenario asked for (PhaseNestedRead).
 	SourceNestedRead ObservationSource = "nested-read"
 )
 
-// Observation is one projection of a thread the engine observed, handed to
-// EngineOptions.OnObservation before the checks run on it. Triage tools use it
-// to retell a run's story without re-implementing the decoding.
+// Observation is one projection of a thread the scenario observed, handed to
+// the hook of Observed before the checks run on it. Triage tools use it to
+// retell a run's story without re-implementing the decoding.
 type Observation struct {
 	Seq      uint64 // the event that carried the projection
 	T        int64  // its time, ns since the recording started
@@ -31,7 +31,7 @@ type Observation struct {
 	// nested checks follow).
 	Parent bool
 	Source ObservationSource
-	// Projection is valid only during the call: the engine's decoders may reuse
-	// the memory behind it. Copy what you keep.
+	// Projection is valid only during the call: the scenario's decoders may
+	// reuse the memory behind it. Copy what you keep.
 	Projection *t3.Projection
 }
