@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -42,10 +43,15 @@ func docSQL(t *testing.T) []string {
 	return out
 }
 
-// TestDocQueriesWithDuckDB runs the flake-rate queries of docs/storage.md with
-// DuckDB over an index of the golden corpus and requires the figures
-// Stats computes. It needs node and the pinned @duckdb/node-api, which
-// .ci/run installs (npm ci in testdata/duckdb); without them it skips.
+// TestDocQueriesWithDuckDB runs the queries of docs/storage.md with DuckDB
+// over an index of the golden corpus and requires the figures Stats
+// computes and the cut or dirty bundles the entries name; once over the
+// whole corpus (one bundle in it is cut, fault-injected runs beside clean
+// ones) and once over its live part alone, where no bundle is truncated or
+// dirty: there `WHERE truncated OR dirty` binds only because every line
+// carries every field. It needs node and the pinned @duckdb/node-api, which
+// .ci/run installs (npm ci in testdata/duckdb); without them it skips (it
+// fails under WIREPROOF_TEST_NODE_REQUIRED).
 func TestDocQueriesWithDuckDB(t *testing.T) {
 	dir := "testdata/duckdb"
 	if _, err := exec.LookPath("node"); err != nil {
@@ -54,12 +60,40 @@ func TestDocQueriesWithDuckDB(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
 		testkit.Missing(t, testkit.EnvNodeRequired, "@duckdb/node-api is not installed: run (cd internal/bundleindex/testdata/duckdb && npm ci)")
 	}
-	var entries []Entry
 	paths, _ := filepath.Glob(filepath.Join(golden, "*.zst"))
 	live, _ := filepath.Glob(filepath.Join(golden, "live", "*.zst"))
+	var all, clean []Entry
 	for _, p := range append(paths, live...) {
-		entries = append(entries, summarize(t, p))
+		all = append(all, summarize(t, p))
 	}
+	for _, p := range live {
+		clean = append(clean, summarize(t, p))
+	}
+	var cut, faulted int
+	for _, e := range all {
+		if e.Truncated {
+			cut++
+		}
+		if e.Fault != "" {
+			faulted++
+		}
+	}
+	if cut == 0 || faulted == 0 {
+		t.Fatalf("the golden corpus no longer has a cut bundle (%d) and fault-injected runs (%d): the queries are not tested on them", cut, faulted)
+	}
+	for _, e := range clean {
+		if e.Truncated || e.Dirty {
+			t.Fatalf("the live corpus is no longer clean: %s", e.Path)
+		}
+	}
+	t.Run("corpus", func(t *testing.T) { duckDBMatchesStats(t, dir, all) })
+	t.Run("clean", func(t *testing.T) { duckDBMatchesStats(t, dir, clean) })
+}
+
+// duckDBMatchesStats writes entries as an index and requires DuckDB's
+// answers to the doc's queries to be Stats' figures and the entries'
+// cut or dirty bundles.
+func duckDBMatchesStats(t *testing.T, dir string, entries []Entry) {
 	work := t.TempDir()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -78,36 +112,44 @@ func TestDocQueriesWithDuckDB(t *testing.T) {
 		t.Fatalf("duckdb: %v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want two result sets, got:\n%s", out)
+	if len(lines) != 3 {
+		t.Fatalf("want three result sets, got:\n%s", out)
 	}
-	var perScenario, perCheck [][]any
-	if err := json.Unmarshal([]byte(lines[0]), &perScenario); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(lines[1]), &perCheck); err != nil {
-		t.Fatal(err)
+	var perScenario, perCheck, flagged [][]any
+	for i, dst := range []*[][]any{&perScenario, &perCheck, &flagged} {
+		if err := json.Unmarshal([]byte(lines[i]), dst); err != nil {
+			t.Fatal(err)
+		}
 	}
 	scen, chk := Stats(entries)
-	var wantScen, wantChk [][]string
+	wantScen, wantChk, wantFlagged := [][]string{}, [][]string{}, [][]string{}
 	for _, s := range scen {
 		wantScen = append(wantScen, []string{s.Scenario, fmt.Sprint(s.Runs), fmt.Sprint(s.Passed), fmt.Sprint(s.Failed), fmt.Sprintf("%.1f", 100*s.FailRate), fmt.Sprint(s.Flaky)})
 	}
 	for _, c := range chk {
 		wantChk = append(wantChk, []string{c.Scenario, c.Check, fmt.Sprint(c.Failures), fmt.Sprint(c.Runs), fmt.Sprintf("%.1f", 100*c.Rate)})
 	}
+	for _, e := range entries {
+		if e.Truncated || e.Dirty {
+			wantFlagged = append(wantFlagged, []string{e.Path, fmt.Sprint(e.Truncated), fmt.Sprint(e.Dirty)})
+		}
+	}
+	sort.Slice(wantFlagged, func(i, j int) bool { return wantFlagged[i][0] < wantFlagged[j][0] })
 	if diff := cmp.Diff(wantScen, rowStrings(perScenario)); diff != "" {
 		t.Errorf("per scenario (-wireproof +duckdb):\n%s", diff)
 	}
 	if diff := cmp.Diff(wantChk, rowStrings(perCheck)); diff != "" {
 		t.Errorf("per check (-wireproof +duckdb):\n%s", diff)
 	}
+	if diff := cmp.Diff(wantFlagged, rowStrings(flagged)); diff != "" {
+		t.Errorf("cut or dirty bundles (-wireproof +duckdb):\n%s", diff)
+	}
 }
 
 // rowStrings prints DuckDB's values as Stats' are printed above: counts
 // (BIGINT) come as strings, rounded percentages as numbers.
 func rowStrings(rows [][]any) [][]string {
-	var out [][]string
+	out := [][]string{}
 	for _, r := range rows {
 		var row []string
 		for _, v := range r {

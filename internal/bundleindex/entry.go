@@ -29,25 +29,33 @@ const (
 )
 
 // Entry is one line of the index. Field names are stable: queries use them.
+// Every line carries every field (false, 0, "" or null, never absent), so a
+// query such as DuckDB's `WHERE truncated` binds on a corpus where no bundle
+// is truncated.
 type Entry struct {
 	Path      string            `json:"path"`
 	Scenario  string            `json:"scenario"`
-	Iteration int               `json:"iteration,omitempty"`
-	Provider  string            `json:"provider,omitempty"`
-	Model     string            `json:"model,omitempty"`
-	Revision  string            `json:"revision,omitempty"`
-	Dirty     bool              `json:"dirty,omitempty"`
-	Tool      string            `json:"tool,omitempty"`
-	Started   *time.Time        `json:"started,omitempty"`
-	Options   map[string]string `json:"options,omitempty"`
+	Iteration int               `json:"iteration"`
+	Provider  string            `json:"provider"`
+	Model     string            `json:"model"`
+	Revision  string            `json:"revision"`
+	Dirty     bool              `json:"dirty"`
+	Tool      string            `json:"tool"`
+	Started   *time.Time        `json:"started"`
+	Options   map[string]string `json:"options"`
+	// Fault is the fault mode the run injected on purpose (the manifest's
+	// `fault` option: verify --fault), "" for none. A fault-injected run
+	// is expected to fail: Stats does not count it as a run of its
+	// scenario, so it makes no scenario flaky.
+	Fault string `json:"fault"`
 	// Status is the recorded verdict's status (passed, failed, skipped),
 	// or incomplete or unreadable.
 	Status assert.Status `json:"status"`
 	// Check, Seq and Message are the first failing check, the event that
 	// decided it and its message.
 	Check   string `json:"check"`
-	Seq     uint64 `json:"seq,omitempty"`
-	Message string `json:"message,omitempty"`
+	Seq     uint64 `json:"seq"`
+	Message string `json:"message"`
 	// Events counts the event lines (the header included); DurationMs is the
 	// time of the last one since the recording started.
 	Events     uint64  `json:"events"`
@@ -56,9 +64,9 @@ type Entry struct {
 	// (compressed) size of the bundle.
 	Bytes     int64  `json:"bytes"`
 	Size      int64  `json:"size"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Digest    string `json:"digest,omitempty"`
-	Error     string `json:"error,omitempty"`
+	Truncated bool   `json:"truncated"`
+	Digest    string `json:"digest"`
+	Error     string `json:"error"`
 }
 
 // errorStatus is the status of a bundle that could not be read: damaged or
@@ -87,6 +95,7 @@ func Summarize(ctx context.Context, name string, in io.Reader, size int64) (Entr
 	m := h.Manifest
 	e.Scenario, e.Provider, e.Model, e.Revision, e.Dirty, e.Tool = m.Scenario, m.Provider, m.Model, m.Revision, m.Dirty, h.Tool
 	e.Options = m.Options
+	e.Fault = m.Options["fault"]
 	if n, err := strconv.Atoi(m.Options["iteration"]); err == nil {
 		e.Iteration = n
 	}

@@ -2,8 +2,13 @@ package bundleindex
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -84,11 +89,14 @@ func TestStats(t *testing.T) {
 		{Scenario: "nested", Status: "passed"},
 		{Scenario: "nested", Status: "passed"},
 		{Scenario: "nested", Status: StatusUnreadable},
+		// Fault-injected runs: expected failures, not flakes, not runs.
+		{Scenario: "nested", Status: "failed", Check: "single-notification", Fault: "duplicate-notification"},
+		{Scenario: "nested", Status: "passed", Fault: "slow-ack"},
 	}
 	scen, chk := Stats(entries)
 	wantScen := []ScenarioStats{
 		{Scenario: "idle", Runs: 4, Passed: 1, Failed: 3, FailRate: 0.75, Flaky: true, Incomplete: 1},
-		{Scenario: "nested", Runs: 2, Passed: 2, Unreadable: 1},
+		{Scenario: "nested", Runs: 2, Passed: 2, Unreadable: 1, Faulted: 2},
 	}
 	wantChk := []CheckStats{
 		{Scenario: "idle", Check: "single-notification", Failures: 2, Runs: 4, Rate: 0.5},
@@ -104,9 +112,45 @@ func TestStats(t *testing.T) {
 	if err := WriteStats(&b, scen, chk); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"idle      4     1       3       75.0   yes", "idle      single-notification  2         4     50.0"} {
+	for _, want := range []string{"idle      4     1       3       75.0   yes    1           0           0", "nested    2     2       0       0.0    no     0           1           2", "idle      single-notification  2         4     50.0"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestEntrySchema: every line of the index carries every field of Entry,
+// whatever the bundle (a clean pass, a cut one, one that is no bundle), so a
+// query naming a field binds on any corpus; a live run's fault is its entry's.
+func TestEntrySchema(t *testing.T) {
+	var want []string
+	et := reflect.TypeOf(Entry{})
+	for i := range et.NumField() {
+		name, _, _ := strings.Cut(et.Field(i).Tag.Get("json"), ",")
+		want = append(want, name)
+	}
+	sort.Strings(want)
+	bad := filepath.Join(t.TempDir(), "bad.zst")
+	os.WriteFile(bad, []byte("not a bundle"), 0o600)
+	for _, p := range []string{filepath.Join(golden, "live/active.zst"), "../../bundle/testdata/unclosed.zst", bad, filepath.Join(golden, "live/idle-duplicate-notification.zst")} {
+		e := summarize(t, p)
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(maps.Keys(m))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: fields (-want +got):\n%s", p, diff)
+		}
+		if strings.Contains(p, "duplicate-notification") && e.Fault != "duplicate-notification" {
+			t.Errorf("%s: fault %q, want the manifest's duplicate-notification", p, e.Fault)
+		}
+		if strings.Contains(p, "active") && (e.Fault != "" || string(m["truncated"]) != "false" || string(m["dirty"]) != "false") {
+			t.Errorf("%s: a clean run's entry: fault %q truncated %s dirty %s", p, e.Fault, m["truncated"], m["dirty"])
 		}
 	}
 }

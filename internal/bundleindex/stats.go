@@ -12,16 +12,20 @@ import (
 // ScenarioStats are one scenario's runs across repeats (and revisions).
 type ScenarioStats struct {
 	Scenario string  `json:"scenario"`
-	Runs     int     `json:"runs"`     // passed + failed
+	Runs     int     `json:"runs"`     // passed + failed, faults not injected
 	Passed   int     `json:"passed"`   // verdict passed
 	Failed   int     `json:"failed"`   // verdict failed
 	FailRate float64 `json:"failRate"` // failed / runs
 	// Flaky: the same scenario both passed and failed.
 	Flaky bool `json:"flaky"`
 	// Incomplete counts bundles without a verdict, Unreadable those that
-	// could not be read or are damaged; neither is in Runs.
-	Incomplete int `json:"incomplete,omitempty"`
-	Unreadable int `json:"unreadable,omitempty"`
+	// could not be read or are damaged, Faulted the runs that injected a
+	// fault on purpose (Entry.Fault; their failure is the expected one);
+	// none of them is in Runs, so a fault-injected failure beside clean
+	// passes is not a flake.
+	Incomplete int `json:"incomplete"`
+	Unreadable int `json:"unreadable"`
+	Faulted    int `json:"faulted"`
 }
 
 // CheckStats are the failures one check caused in one scenario.
@@ -45,16 +49,23 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 			s = &ScenarioStats{Scenario: e.Scenario}
 			byScenario[e.Scenario] = s
 		}
+		switch {
+		case e.Status == StatusUnreadable || e.Status == StatusDamaged: // neither is evidence of a run
+			s.Unreadable++
+			continue
+		case e.Status == StatusIncomplete:
+			s.Incomplete++
+			continue
+		case e.Fault != "":
+			s.Faulted++
+			continue
+		}
 		switch e.Status {
 		case assert.StatusPassed:
 			s.Passed++
 		case assert.StatusFailed:
 			s.Failed++
 			checks[[2]string{e.Scenario, e.Check}]++
-		case StatusIncomplete:
-			s.Incomplete++
-		case StatusUnreadable, StatusDamaged: // neither is evidence of a run
-			s.Unreadable++
 		}
 	}
 	var scen []ScenarioStats
@@ -88,9 +99,9 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 // WriteStats prints the figures as two aligned tables.
 func WriteStats(w io.Writer, scen []ScenarioStats, chk []CheckStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tRUNS\tPASSED\tFAILED\tFAIL%\tFLAKY\tINCOMPLETE\tUNREADABLE")
+	fmt.Fprintln(tw, "SCENARIO\tRUNS\tPASSED\tFAILED\tFAIL%\tFLAKY\tINCOMPLETE\tUNREADABLE\tFAULTED")
 	for _, s := range scen {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%s\t%d\t%d\n", orDash(s.Scenario), s.Runs, s.Passed, s.Failed, 100*s.FailRate, yesNo(s.Flaky), s.Incomplete, s.Unreadable)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%s\t%d\t%d\t%d\n", orDash(s.Scenario), s.Runs, s.Passed, s.Failed, 100*s.FailRate, yesNo(s.Flaky), s.Incomplete, s.Unreadable, s.Faulted)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "SCENARIO\tCHECK\tFAILURES\tRUNS\tRATE%")
