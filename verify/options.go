@@ -61,6 +61,12 @@ type Options struct {
 	// manifest records; empty means the current directory. Outside a
 	// repository nothing is recorded.
 	RepoDir string
+	// KeepPatch keeps the working tree's uncommitted changes (`git diff
+	// --binary HEAD`) as the working-tree.patch artifact of a dirty
+	// repository. Off by default: a diff can hold anything, an uncommitted
+	// API key among it. A kept patch is redacted like a body, and whatever
+	// looks like a credential in it (internal/credscan) is replaced too.
+	KeepPatch bool
 	// Hooks are called as the run progresses; nil means none.
 	Hooks *Hooks
 	// Executable is the wireproof binary used for the embedded fixture server,

@@ -89,7 +89,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if repoDir == "" {
 		repoDir, _ = os.Getwd()
 	}
-	repo := readRepoState(ctx, repoDir)
+	repo := readRepoState(ctx, repoDir, opts.KeepPatch)
 
 	var cli *providerCLI
 	if opts.ProviderCLI != "" {

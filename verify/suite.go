@@ -119,6 +119,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	if opts.Serialization != "" {
 		args = append(args, "--serialization", opts.Serialization)
 	}
+	if opts.KeepPatch {
+		args = append(args, "--keep-patch")
+	}
 	if opts.KeepWorkspace {
 		args = append(args, "--keep-workspace")
 	}

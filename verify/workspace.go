@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/credscan"
 )
 
 // workspace is the disposable state of one run: the server's home and the git
@@ -71,9 +73,11 @@ type repoState struct {
 // without bound.
 const maxPatch = 8 << 20
 
-// readRepoState reads the revision, dirty state and patch of the repository
-// containing dir, if it is one; outside a repository it returns a zero state.
-func readRepoState(ctx context.Context, dir string) repoState {
+// readRepoState reads the revision, dirty state and (with keepPatch) the
+// patch of the repository containing dir, if it is one; outside a repository
+// it returns a zero state. A patch kept has every credential-looking string
+// replaced by [REDACTED] (credscan) before the recorder redacts it as a body.
+func readRepoState(ctx context.Context, dir string, keepPatch bool) repoState {
 	git := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", args...)
 		cmd.Dir = dir
@@ -88,10 +92,33 @@ func readRepoState(ctx context.Context, dir string) repoState {
 		st.Status = string(status)
 		st.Dirty = len(bytes.TrimSpace(status)) > 0
 	}
-	if st.Dirty {
+	if st.Dirty && keepPatch {
 		st.Patch, st.PatchSize, st.PatchTruncated = readPatch(ctx, dir)
+		st.Patch = redactPatch(st.Patch)
 	}
 	return st
+}
+
+// redactPatch replaces what looks like a credential in the text lines of a
+// patch (credscan). The base85 lines of a binary hunk are left as they are:
+// they are not text a credential could be read from, and any long run of
+// them looks like a high-entropy token.
+func redactPatch(patch []byte) []byte {
+	var out []byte
+	binary := false
+	for line := range bytes.Lines(patch) {
+		switch {
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			binary = false
+		case bytes.HasPrefix(line, []byte("GIT binary patch")):
+			binary = true
+		}
+		if !binary {
+			line = credscan.Redact(line)
+		}
+		out = append(out, line...)
+	}
+	return out
 }
 
 // readPatch reads `git diff --binary HEAD` up to maxPatch bytes and counts the

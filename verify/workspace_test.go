@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func TestReadRepoState(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if st := readRepoState(ctx, dir); st.Revision != "" || st.Dirty {
+	if st := readRepoState(ctx, dir, true); st.Revision != "" || st.Dirty {
 		t.Fatalf("outside a repository: %+v, want nothing", st)
 	}
 	git("init", "-q")
@@ -31,7 +32,7 @@ func TestReadRepoState(t *testing.T) {
 	git("add", "data.bin")
 	git("commit", "-qm", "initial")
 
-	clean := readRepoState(ctx, dir)
+	clean := readRepoState(ctx, dir, true)
 	if len(clean.Revision) != 40 || clean.Dirty || clean.Patch != nil {
 		t.Errorf("clean tree: revision %q dirty %v patch %d bytes", clean.Revision, clean.Dirty, len(clean.Patch))
 	}
@@ -39,9 +40,23 @@ func TestReadRepoState(t *testing.T) {
 	if err := os.WriteFile(file, []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	small := readRepoState(ctx, dir)
+	small := readRepoState(ctx, dir, true)
 	if !small.Dirty || small.PatchTruncated || len(small.Patch) == 0 {
 		t.Errorf("small change: dirty %v truncated %v patch %d bytes", small.Dirty, small.PatchTruncated, len(small.Patch))
+	}
+
+	// Off by default: the dirty state is recorded, the diff is not.
+	if off := readRepoState(ctx, dir, false); !off.Dirty || off.Patch != nil || off.Status == "" {
+		t.Errorf("without keepPatch: dirty %v patch %d bytes status %q", off.Dirty, len(off.Patch), off.Status)
+	}
+	// A kept patch has what looks like a credential replaced.
+	const key = "sk-proj-Q7xVb2LmN9pK4wR8tY1zA6cD3fG5hJ0e"
+	if err := os.WriteFile(file, []byte("OPENAI_API_KEY="+key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := readRepoState(ctx, dir, true)
+	if strings.Contains(string(env.Patch), key) || !strings.Contains(string(env.Patch), "+OPENAI_API_KEY=[REDACTED]") {
+		t.Errorf("the kept patch holds the key, or lost the line:\n%s", env.Patch)
 	}
 
 	// A large binary change: the patch is capped, its whole size counted.
@@ -50,7 +65,7 @@ func TestReadRepoState(t *testing.T) {
 	if err := os.WriteFile(file, big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	large := readRepoState(ctx, dir)
+	large := readRepoState(ctx, dir, true)
 	if !large.PatchTruncated || len(large.Patch) != maxPatch || large.PatchSize <= maxPatch {
 		t.Errorf("large change: truncated %v, kept %d bytes of %d, want %d kept of more", large.PatchTruncated, len(large.Patch), large.PatchSize, maxPatch)
 	}

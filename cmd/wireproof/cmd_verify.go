@@ -34,6 +34,7 @@ type verifyOptions struct {
 	serial    string
 	out       string
 	keep      bool
+	keepPatch bool
 	keepRuns  string
 	iteration int
 	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
@@ -104,6 +105,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	outFlag(f, &opts.out, "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
 	f.StringVar(&opts.keepRuns, "keep", "all", "which runs' bundles to keep: all, or failed (passing runs' bundles are removed)")
 	f.BoolVar(&opts.keep, "keep-workspace", false, "keep each run's server home and project in the output directory")
+	f.BoolVar(&opts.keepPatch, "keep-patch", false, "keep the repository's uncommitted changes (git diff) in the bundle as working-tree.patch, redacted")
 	f.IntVar(&opts.iteration, "iteration", 1, "iteration number of a single run (set by suites)")
 	f.MarkHidden("iteration")
 	completeValues(cmd, "scenario", scenarioValues()...)
@@ -156,6 +158,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		OutDir:           out.dir,
 		Iteration:        o.iteration,
 		KeepWorkspace:    o.keep,
+		KeepPatch:        o.keepPatch,
 		Stdout:           stdout,
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {

@@ -46,6 +46,7 @@ var grammar = map[string]verbGrammar{
 	"record":          {out: true, aliases: map[string]string{"output": "out"}},
 	"replay":          {},
 	"report":          {out: true},
+	"scan":            {},
 	"upload":          {},
 	"verify": {out: true, durations: []string{"timeout"}, completes: map[string]string{
 		"scenario": "nested", "fault": "stalled-parent", "serialization": "ndjson", "keep": "failed"}},

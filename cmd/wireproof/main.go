@@ -102,6 +102,7 @@ evidence bundle, and re-runs every check of those runs offline, deterministicall
 		newRecordCommand(g),
 		newReplayCommand(g),
 		newReportCommand(g),
+		newScanCommand(g),
 		newUploadCommand(g),
 		newVerifyCommand(g),
 		newViewCommand(g),

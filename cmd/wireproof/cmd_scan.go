@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/credscan"
+)
+
+// scanOptions are the flags of `wireproof scan`.
+type scanOptions struct {
+	JSON bool
+
+	stdout, stderr io.Writer
+}
+
+// scanText are the derived files scan reads as text, line by line: verdicts,
+// results, the report, the HAR export, artifacts written beside a run.
+var scanText = []string{".json", ".ndjson", ".har", ".html", ".htm", ".txt", ".log", ".patch", ".md"}
+
+// newScanCommand builds `wireproof scan`.
+func newScanCommand(g *globalOptions) *cobra.Command {
+	var opts scanOptions
+	cmd := &cobra.Command{
+		Use:   "scan [--json] BUNDLE|DIR...",
+		Short: "Look for credential-looking strings in bundles and their derived files",
+		Long: `scan reads each bundle (every event, decompressed, and its header) and the
+files derived from runs (verdict.json, results.json, report HTML, HAR and other
+.json/.html/.har/.txt/.log/.patch files) and lists the strings that look like
+credentials: keys in known formats (sk-..., sk-ant-..., ghp_..., AKIA...,
+xox..., AIza..., JWTs, private keys), values given to credential names
+(*_API_KEY=..., "password": ..., Authorization: Bearer ...) and long
+high-entropy tokens. The "[REDACTED]" placeholder never counts. Run it before
+you attach evidence to an issue.
+
+Each finding names the file, the bundle event's seq (or the line of a text
+file), what it looks like and an excerpt with the value masked: a finding is
+never printed whole. --json prints one JSON object per finding.
+
+A directory is walked (symbolic links to directories are followed at the top).
+Exit 0 when nothing was found, 1 when anything was, 2 for a usage error, 3 when
+a path or a bundle could not be read (the others are still scanned).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runScan(cmd.Context(), opts, args)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object per finding (NDJSON)")
+	return cmd
+}
+
+// scanFinding is one credential-looking string, as scan prints it.
+type scanFinding struct {
+	File    string `json:"file"`
+	Seq     *int64 `json:"seq,omitempty"`   // the bundle event (0: the header)
+	Event   string `json:"event,omitempty"` // its kind
+	Line    int    `json:"line,omitempty"`  // the line of a text file
+	Kind    string `json:"kind"`
+	Excerpt string `json:"excerpt"`
+}
+
+func runScan(ctx context.Context, opts scanOptions, args []string) error {
+	if opts.stdout == nil {
+		opts.stdout, opts.stderr = os.Stdout, os.Stderr
+	}
+	out := bufio.NewWriter(opts.stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	found, files := 0, 0
+	var unreadable []error
+	report := func(f scanFinding) {
+		found++
+		if opts.JSON {
+			_ = enc.Encode(f)
+			return
+		}
+		where := f.File
+		switch {
+		case f.Seq != nil:
+			where += fmt.Sprintf("  seq %d %s", *f.Seq, f.Event)
+		case f.Line > 0:
+			where += fmt.Sprintf(":%d", f.Line)
+		}
+		fmt.Fprintf(out, "%s  %s  %s\n", where, f.Kind, f.Excerpt)
+	}
+	for _, arg := range args {
+		if err := ctx.Err(); err != nil {
+			return interruptedError{err}
+		}
+		paths, err := scanPaths(arg)
+		if err != nil {
+			unreadable = append(unreadable, err)
+			continue
+		}
+		for _, p := range paths {
+			files++
+			var err error
+			if strings.HasSuffix(p, ".zst") {
+				err = scanBundle(ctx, p, report)
+			} else {
+				err = scanTextFile(p, report)
+			}
+			if err != nil {
+				unreadable = append(unreadable, err)
+			}
+		}
+	}
+	out.Flush()
+	if found > 0 {
+		fmt.Fprintf(opts.stderr, "%d credential-looking string(s) in %d file(s) scanned: check them before you share these files\n", found, files)
+	} else {
+		fmt.Fprintf(opts.stderr, "no credential-looking string in %d file(s) scanned\n", files)
+	}
+	if len(unreadable) > 0 {
+		for _, err := range unreadable[1:] {
+			fmt.Fprintf(opts.stderr, "wireproof: %v\n", err)
+		}
+		return unreadableError{unreadable[0]}
+	}
+	if found > 0 {
+		return checkFailedError{fmt.Sprintf("scan found %d credential-looking string(s)", found)}
+	}
+	return nil
+}
+
+// scanPaths lists the files scan reads for arg: arg itself, or the bundles
+// and text files under a directory (arg may be a symbolic link to one), in
+// sorted order.
+func scanPaths(arg string) ([]string, error) {
+	fi, err := os.Stat(arg) // follows a symbolic link
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{arg}, nil
+	}
+	root, err := filepath.EvalSymlinks(arg)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		ext := strings.ToLower(filepath.Ext(p))
+		if ext == ".zst" || slices.Contains(scanText, ext) {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.Join(arg, rel))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// scanBundle scans a bundle's header and every event's line as written
+// (decompressed).
+func scanBundle(ctx context.Context, path string, report func(scanFinding)) error {
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h, _ := json.Marshal(r.Header())
+	scanBytes(h, func(kind, excerpt string) {
+		seq := int64(0)
+		report(scanFinding{File: path, Seq: &seq, Event: "header", Kind: kind, Excerpt: excerpt})
+	})
+	for ev, err := range r.Events(ctx) {
+		if err != nil {
+			return err
+		}
+		seq := int64(ev.Seq)
+		scanBytes(r.Line(), func(kind, excerpt string) {
+			report(scanFinding{File: path, Seq: &seq, Event: string(ev.Kind), Kind: kind, Excerpt: excerpt})
+		})
+	}
+	return nil
+}
+
+// scanTextFile scans a text file line by line.
+func scanTextFile(path string, report func(scanFinding)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		scanBytes(sc.Bytes(), func(kind, excerpt string) {
+			report(scanFinding{File: path, Line: n, Kind: kind, Excerpt: excerpt})
+		})
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// scanBytes reports every finding of b with its masked excerpt.
+func scanBytes(b []byte, report func(kind, excerpt string)) {
+	fs := credscan.Find(b)
+	for _, f := range fs {
+		report(f.Kind, credscan.Excerpt(b, fs, f, 24))
+	}
+}

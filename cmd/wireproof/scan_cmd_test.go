@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wireproof/wireproof/bundle"
+)
+
+// TestScan: a run directory with a key in a bundle event, in the report
+// derived from it and in a results file is found in each, named by file and
+// seq or line, the key masked; placeholders do not count; a clean directory,
+// reached through a symbolic link, exits 0.
+func TestScan(t *testing.T) {
+	const key = "sk-proj-Q7xVb2LmN9pK4wR8tY1zA6cD3fG5hJ0e"
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	os.Mkdir(runs, 0o755)
+	path := filepath.Join(runs, "run.zst")
+	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []bundle.Event{
+		{Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte(`token=[REDACTED] Authorization: Bearer [REDACTED]`))},
+		{Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte("loaded OPENAI_API_KEY=" + key))},
+	} {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "report", path); code != exitOK {
+		t.Fatalf("report exit %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(filepath.Join(runs, "results.json"), []byte("[\n{\"note\":\"x\"},\n{\"auth\":\"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\"}\n]\n"), 0o600)
+
+	code, out, errOut := runCLI(t, "scan", runs)
+	if code != exitCheckFailed {
+		t.Fatalf("scan exit %d, want %d\n%s%s", code, exitCheckFailed, out, errOut)
+	}
+	for _, want := range []string{
+		path + "  seq 2 proc.log  openai-key  ",
+		filepath.Join(runs, "run.html") + ":",
+		filepath.Join(runs, "results.json") + ":3  jwt  ",
+		"sk-p************(40 bytes)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scan's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, key) || strings.Contains(out, "dozjgNryP4J3") || strings.Contains(out, "seq 1 ") {
+		t.Errorf("scan printed a key whole, or counted a placeholder:\n%s", out)
+	}
+	if !strings.Contains(errOut, "credential-looking string(s)") {
+		t.Errorf("stderr: %s", errOut)
+	}
+
+	clean := filepath.Join(dir, "clean")
+	os.Mkdir(clean, 0o755)
+	copyTestFile(t, golden+"/idle.zst", filepath.Join(clean, "idle.zst"))
+	copyTestFile(t, golden+"/idle.verdict.json", filepath.Join(clean, "idle.verdict.json"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(clean, link); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "scan", link)
+	if code != exitOK || !strings.Contains(errOut, "no credential-looking string in 2 file(s)") {
+		t.Errorf("scan of a clean directory through a link: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, _ := runCLI(t, "scan", filepath.Join(dir, "missing")); code != exitUnreadable {
+		t.Errorf("scan of a missing path exit %d, want %d", code, exitUnreadable)
+	}
+}
+
+func copyTestFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
