@@ -53,11 +53,14 @@ func HasMagic(b []byte) bool { return bytes.HasPrefix(b, zstdMagic) }
 // Reader reads a bundle as a stream of events, in bounded memory. It is not
 // safe for concurrent use.
 //
-// Next stops with io.EOF at the trailer, or at the end of a stream that has
-// none, which is what a killed recorder leaves: every complete line before the
-// cut is returned and Truncated reports the cut. Broken content before the end
-// (a line that is not an event, a gap in seq, t going backwards, a trailer that
-// does not match) is a *FormatError.
+// A bundle reads as one of three. Verified: Next stops with io.EOF at the
+// trailer, which matched, and (format 2) the seal after it ends the file.
+// Truncated: the file is a prefix of what the writer wrote (a killed
+// recorder): every complete line of its complete frames is returned, Next
+// stops with io.EOF and Truncated reports the cut. Damaged: the stored bytes
+// are not what the writer wrote (a frame checksum, a checkpoint or the
+// trailer that does not match, data after the end): a *DamagedError. A line
+// that is not an event, a gap in seq or t going backwards is a *FormatError.
 type Reader struct {
 	name    string
 	file    *os.File
@@ -387,8 +390,8 @@ func (r *Reader) Header() Header { return r.header }
 // with the buffers and may be kept.
 //
 // Next returns io.EOF after the trailer, or at the end of a stream without one
-// (then Truncated is true). Any other error is a *FormatError or an I/O error
-// and is returned again by later calls.
+// (then Truncated is true). Any other error is a *DamagedError, a
+// *FormatError or an I/O error and is returned again by later calls.
 func (r *Reader) Next(ev *Event) error {
 	if r.err != nil {
 		return r.err
@@ -524,8 +527,10 @@ func (r *Reader) readTrailer(line []byte, ev *Event) error {
 	return nil
 }
 
-// Truncated reports whether the stream ended without a trailer or with a
-// corrupt or cut tail. It is meaningful once Next has returned io.EOF.
+// Truncated reports whether the file was cut short: it ended without a
+// trailer, or after the trailer before the end of its frame or its seal. A
+// changed byte is never reported so (that is a *DamagedError). It is
+// meaningful once Next has returned io.EOF.
 func (r *Reader) Truncated() bool { return r.truncated }
 
 // TruncatedReason says where and how the stream was cut, or "" if it was not.
