@@ -7,8 +7,9 @@
 //
 // The package knows JSON-RPC 2.0 (over stdio lines and WebSocket text frames),
 // HTTP exchanges (server-sent events as messages; JSON-RPC carried over
-// HTTP, as MCP's Streamable HTTP transport does) and the Claude CLI's
-// stream-json (stdio lines of a provider process). Effect RPC is decoded
+// HTTP, as MCP's Streamable HTTP transport does; Anthropic's Messages API,
+// a Claude CLI's calls of its model), and the Claude CLI's stream-json
+// (stdio lines of a provider process). Effect RPC is decoded
 // by protocol/effectrpc's Correlator, which the engine plugs in as a decoder.
 package protocol
 

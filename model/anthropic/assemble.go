@@ -191,8 +191,17 @@ func (a *Assembler) Feed(name string, data []byte) error {
 		if ev.Delta.StopSequence != nil {
 			a.msg.StopSequence = ev.Delta.StopSequence
 		}
-		if ev.Usage != nil {
-			a.msg.Usage.OutputTokens = ev.Usage.OutputTokens
+		if u := ev.Usage; u != nil { // cumulative: what it says replaces message_start's
+			a.msg.Usage.OutputTokens = u.OutputTokens
+			if u.InputTokens > 0 {
+				a.msg.Usage.InputTokens = u.InputTokens
+			}
+			if u.CacheCreationInputTokens > 0 {
+				a.msg.Usage.CacheCreationInputTokens = u.CacheCreationInputTokens
+			}
+			if u.CacheReadInputTokens > 0 {
+				a.msg.Usage.CacheReadInputTokens = u.CacheReadInputTokens
+			}
 		}
 	case EventMessageStop:
 		if a.open >= 0 {

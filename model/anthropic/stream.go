@@ -87,8 +87,8 @@ type StreamOptions struct {
 // Events returns the events that stream r as the API does: message_start
 // (no content, no stop reason, the input usage), a ping, each block as
 // content_block_start, its deltas (text_delta, input_json_delta) and
-// content_block_stop, then message_delta (the stop reason, the output
-// usage) and message_stop.
+// content_block_stop, then message_delta (the stop reason, the usage) and
+// message_stop.
 func Events(r *Response, o *StreamOptions) []Event {
 	chunk := 32
 	ping := true
@@ -138,7 +138,7 @@ func Events(r *Response, o *StreamOptions) []Event {
 		}
 		evs = append(evs, Event{Type: EventContentBlockStop, Index: &idx})
 	}
-	u := Usage{OutputTokens: r.Usage.OutputTokens}
+	u := r.Usage // the API's message_delta carries the whole usage, cumulative
 	evs = append(evs, Event{Type: EventMessageDelta, Delta: &Delta{StopReason: r.StopReason, StopSequence: r.StopSequence}, Usage: &u},
 		Event{Type: EventMessageStop})
 	return evs
