@@ -54,6 +54,12 @@ type Timeline struct {
 	// projection of it seen on the wire.
 	ParentThread string
 	LastParent   *Projection
+
+	// Flags are what went wrong, in seq order (flags.go).
+	Flags []Flag
+
+	callsAt map[uint64][]*RPCCall
+	flagsAt map[uint64][]string
 }
 
 // Lane is the channel an event belongs to in the swimlane.

@@ -32,6 +32,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 		if _, open := b.pcalls[pe.Call]; !open {
 			b.pcalls[pe.Call] = rc
 			b.tl.Calls = append(b.tl.Calls, rc)
+			b.noteCall(pe.Seq, rc)
 		}
 	case protocol.KindResponse, protocol.KindEnd:
 		rc := b.pcalls[pe.Call]
@@ -46,6 +47,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 			return
 		}
 		delete(b.pcalls, pe.Call)
+		b.noteCall(pe.Seq, rc)
 		rc.Ended, rc.EndSeq, rc.EndT, rc.Outcome = true, pe.Seq, pe.T, effectrpc.Outcome(pe.Call.Outcome)
 		if pe.Kind == protocol.KindResponse {
 			rc.Exit = b.body(bundle.Text(pe.Body))
@@ -60,6 +62,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 		}
 	case protocol.KindChunk, protocol.KindAck:
 		if rc := b.pcalls[pe.Call]; rc != nil {
+			b.noteCall(pe.Seq, rc)
 			rc.Chunks, rc.Acks = pe.Call.Chunks, pe.Call.Acks
 		}
 	}

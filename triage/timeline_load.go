@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
+	"github.com/wireproof/wireproof/internal/filter"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
@@ -54,6 +55,7 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 	tl.Replayed, tl.Recorded = res, res.Recorded
 	tl.Truncated, tl.TruncatedReason = res.Truncated, res.TruncatedReason
 	tl.Events = b.cur.Seq // the header is seq 0: inspect and Writer.Count do not count it either
+	b.finishFlags()
 	return tl, nil
 }
 
@@ -66,12 +68,13 @@ type builder struct {
 	ws         map[string]*WSConn
 	calls      map[*effectrpc.Call]*RPCCall
 	pcalls     map[*protocol.Call]*RPCCall
+	flags      *filter.Tracker // the flags events carry by themselves
 }
 
 func newBuilder(opts *Options) *builder {
 	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
 		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*effectrpc.Call]*RPCCall{},
-		pcalls: map[*protocol.Call]*RPCCall{}}
+		pcalls: map[*protocol.Call]*RPCCall{}, flags: filter.NewTracker()}
 	if opts != nil {
 		if opts.MaxBody > 0 {
 			b.maxBody = opts.MaxBody
@@ -114,6 +117,10 @@ func (b *builder) add(ev *bundle.Event) {
 	e := Entry{Seq: ev.Seq, T: ev.T, Kind: ev.Kind, Conn: ev.Conn, Lane: laneOf(ev.Kind)}
 	e.Summary = clipLine(b.summary(ev), b.maxSummary)
 	tl.Entries = append(tl.Entries, e)
+	b.flags.Subject(ev)
+	if k, why := b.flags.Flag(ev); k != "" {
+		b.flag(ev.Seq, ev.T, k, ev.Conn, why+": "+e.Summary)
+	}
 
 	switch ev.Kind {
 	case bundle.KindHTTPRequest:
@@ -221,6 +228,7 @@ func (b *builder) onRPC(r *effectrpc.Step) {
 	}
 	if m := r.Message; m != nil {
 		b.noteRPC(r.Seq, m, call)
+		b.noteCall(r.Seq, rc)
 	}
 	rc.Chunks, rc.Acks, rc.Outcome, rc.Interruped = call.Chunks, call.Acks, call.Outcome, call.Interrupted
 	if m := r.Message; m != nil && call.ThreadID != "" && call.ThreadID == b.tl.ParentThread {

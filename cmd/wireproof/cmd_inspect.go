@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -20,6 +21,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/filter"
+	"github.com/wireproof/wireproof/triage"
 )
 
 // inspectOptions are the flags of `wireproof inspect`.
@@ -35,6 +38,11 @@ type inspectOptions struct {
 	Around uint64        // show the events within aroundContext of this seq (0: off)
 	Calls  bool          // print the correlated RPC calls instead of the timeline
 	Quiet  bool          // the timeline without the summary
+	Filter string        // a filter expression (docs/filter.md)
+
+	expr  *filter.Expr
+	track *filter.Tracker  // the filter's context: each event's exchange or connection
+	tl    *triage.Timeline // the calls and flags the filter reads, when it reads them
 
 	seqFrom, seqTo uint64 // parsed from Seq or Around; seqTo 0 means no range
 
@@ -63,7 +71,10 @@ ws.* event), --conn connection ids, --from and --to a time range relative to the
 start of the recording (Go durations, 1.5s, 200ms, or seconds, 0.2), --seq a seq or a range (86,
 80-90), --around the events either side of a seq (the @seq a failed check names;
 its line is marked with >),
---limit a number of events.
+--limit a number of events, --filter an expression over the events and their
+decoded content (mitmproxy's ~b, ~bq, ~bs, ~c, ~u, ~m, ~h, !, &, |, and ~k kind,
+~conn, ~dir, ~rpc, ~outcome, ~j JSON path, ~seq, ~time, ~e and ~flag for the
+error flags; docs/filter.md). Every filter given must match.
 
 --calls prints the RPC calls instead, correlated by request id (Effect RPC over
 WebSockets; JSON-RPC 2.0 over stdio lines, WebSockets and HTTP; the stream-json
@@ -102,6 +113,7 @@ its end exits 3.`,
 	f.Uint64Var(&opts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
 	f.BoolVar(&opts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print the timeline without the summary")
+	f.StringVar(&opts.Filter, "filter", "", "show events matching the filter expression `EXPR` (docs/filter.md: '~k ws.message & ~b notification')")
 	completeValues(cmd, "kind", kindValues()...)
 	return cmd
 }
@@ -130,6 +142,9 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) (err er
 	opts.stdout = f.writer(opts.stdout)
 	opts.stderr = f.writer(opts.stderr)
 	path := args[0]
+	if err := opts.loadFilterContext(ctx, path); err != nil {
+		return err
+	}
 	out := bufio.NewWriterSize(opts.stdout, 64<<10)
 	switch {
 	case opts.Calls:
@@ -178,7 +193,63 @@ func (o *inspectOptions) check(args []string) error {
 		}
 		o.seqFrom, o.seqTo = from, to
 	}
+	if o.Filter != "" {
+		if o.Calls {
+			return usageError{errors.New("--filter selects timeline events; --calls lists calls: give one")}
+		}
+		e, err := filter.Parse(o.Filter)
+		if err != nil {
+			return usageError{fmt.Errorf("--filter: %w", err)}
+		}
+		o.expr = e
+	}
 	return nil
+}
+
+// loadFilterContext reads what the filter needs of the decoders (the calls
+// an event carried, the flags, each exchange's answer), by triage's one
+// pass, before the timeline is streamed.
+func (o *inspectOptions) loadFilterContext(ctx context.Context, path string) error {
+	if o.expr == nil {
+		return nil
+	}
+	tl, err := loadTimeline(ctx, path)
+	if err != nil {
+		return err
+	}
+	o.tl = tl
+	// An exchange's status and response headers are known from its request
+	// on: ~c and ~hs take every event of the exchange.
+	answers := map[uint64]*triage.HTTPExchange{}
+	for _, x := range tl.HTTP {
+		answers[x.RequestSeq] = x
+	}
+	o.track = filter.NewTracker()
+	o.track.Answer = func(requestSeq uint64) (int, http.Header) {
+		if x := answers[requestSeq]; x != nil {
+			return x.Status, x.RespHeader
+		}
+		return 0, nil
+	}
+	return nil
+}
+
+// filterMatch evaluates --filter on ev, which must be every event in order.
+func (o *inspectOptions) filterMatch(ev *bundle.Event) bool {
+	s := o.track.Subject(ev)
+	n := o.expr.Needs()
+	if n.Summary {
+		s.Summary = triage.Summary(ev)
+	}
+	for _, c := range o.tl.CallsAt(ev.Seq) {
+		s.Calls = append(s.Calls, filter.Call{Method: c.Method, Outcome: string(c.Outcome)})
+	}
+	for _, f := range o.tl.FlagsAt(ev.Seq) {
+		if !slices.Contains(s.Flags, f) {
+			s.Flags = append(s.Flags, f)
+		}
+	}
+	return o.expr.Match(&s)
 }
 
 // aroundContext is how many events --around shows either side of its seq.
@@ -186,11 +257,14 @@ const aroundContext = 8
 
 // filtered reports whether any filter or limit is set.
 func (o *inspectOptions) filtered() bool {
-	return len(o.Kinds) > 0 || len(o.Conns) > 0 || o.From > 0 || o.toSet || o.Limit > 0 || o.seqTo > 0
+	return len(o.Kinds) > 0 || len(o.Conns) > 0 || o.From > 0 || o.toSet || o.Limit > 0 || o.seqTo > 0 || o.expr != nil
 }
 
 // match reports whether ev passes the filters (the limit aside).
 func (o *inspectOptions) match(ev *bundle.Event) bool {
+	if o.expr != nil && !o.filterMatch(ev) {
+		return false
+	}
 	if len(o.Kinds) > 0 && !slices.ContainsFunc(o.Kinds, func(k string) bool { return strings.HasPrefix(string(ev.Kind), k) }) {
 		return false
 	}
@@ -242,7 +316,8 @@ func warnTruncated(opts inspectOptions, path string, r *bundle.Reader) {
 }
 
 func inspectJSON(ctx context.Context, opts inspectOptions, path string, out *bufio.Writer) error {
-	r, err := openBundle(path, true) // lines are copied as stored; bodies are not needed
+	// Lines are copied as stored; bodies are needed only by a filter that reads them.
+	r, err := openBundle(path, opts.expr == nil || !opts.expr.Needs().Body)
 	if err != nil {
 		return err
 	}

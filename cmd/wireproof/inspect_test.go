@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -182,6 +183,13 @@ func TestInspectFilters(t *testing.T) {
 		{"around", inspectOptions{Around: 10}, seqRange(2, 18)},
 		{"around near the start", inspectOptions{Around: 3}, seqRange(1, 11)},
 		{"around with conn", inspectOptions{Around: 10, Conns: []string{"ws1"}}, []uint64{9, 10, 11, 12, 13, 17}},
+		{"filter on the body", inspectOptions{Filter: "~b 'all work'"}, []uint64{11}},
+		{"filter with kind", inspectOptions{Kinds: []string{"ws"}, Filter: "~dir c2s"}, []uint64{10, 12, 17}},
+		{"filter on the exchange", inspectOptions{Filter: "~u bootstrap & ~c 200 & !~k http.end"}, []uint64{4, 5, 6, 7}},
+		{"filter on the RPC call", inspectOptions{Filter: "~rpc subscribeThread & ~dir s2c"}, []uint64{11}},
+		{"filter on a JSON path", inspectOptions{Filter: "~j values.0.threadId=t1"}, []uint64{11}},
+		{"filter and seq", inspectOptions{Seq: "1-10", Filter: "~k proc | ~k gate"}, []uint64{1, 2, 3}},
+		{"filter matching nothing", inspectOptions{Filter: "~c 5xx"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,6 +256,8 @@ func TestInspectUsageErrors(t *testing.T) {
 		{"negative limit", inspectOptions{Limit: -1}, []string{smallBundle}, "--limit must not be negative, got -1"},
 		{"negative from", inspectOptions{From: -time.Second}, []string{smallBundle}, "--from must not be negative, got -1s"},
 		{"to before from", inspectOptions{From: time.Second, To: time.Millisecond}, []string{smallBundle}, "--to 1ms is before --from 1s"},
+		{"bad filter", inspectOptions{Filter: "~k ws & (~b x"}, []string{smallBundle}, `--filter: filter "~k ws & (~b x": column 14: expected a closing ), found the end of the expression`},
+		{"filter with calls", inspectOptions{Filter: "~k ws", Calls: true}, []string{smallBundle}, "--filter selects timeline events; --calls lists calls: give one"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -416,5 +426,57 @@ func TestInspectLongConnectionIDs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("connection rows (-want +got):\n%s", diff)
+	}
+}
+
+// TestInspectFilterFindsContent: on the failing run (idle, the server
+// sending the completion notification twice), --kind ws.message --filter
+// '~b notification' lists every message whose payload mentions a
+// notification, the ones carrying the notification turn items among them,
+// though no summary line names one.
+func TestInspectFilterFindsContent(t *testing.T) {
+	const failing = "../../fixtures/golden/live/idle-duplicate-notification.zst"
+	r, err := bundle.Open(failing, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, items []uint64
+	for ev, err := range r.Events(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == bundle.KindWSMessage && bytes.Contains(bytes.ToLower(ev.Body.Data), []byte("notification")) {
+			want = append(want, ev.Seq)
+			if bytes.Contains(ev.Body.Data, []byte(`"type":"notification"`)) {
+				items = append(items, ev.Seq)
+			}
+		}
+	}
+	r.Close()
+	if len(items) < 2 {
+		t.Fatalf("the failing run carries %d messages with notification items, want the duplicate's two or more", len(items))
+	}
+	out, _, err := inspect(t, inspectOptions{Quiet: true, Kinds: []string{"ws.message"}, Filter: "~b notification"}, failing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var seq uint64
+		if _, err := fmt.Sscan(line, &seq); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got = append(got, seq)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages listed (-want +got):\n%s", diff)
+	}
+	// The JSON path picks the turn items' messages alone.
+	out, _, err = inspect(t, inspectOptions{Quiet: true, JSON: true, Filter: "~k ws.message & ~b '\"type\":\"notification\"'"}, failing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n") - 1; n != len(items) {
+		t.Errorf("~b '\"type\":\"notification\"' listed %d messages, want %d:\n%s", n, len(items), out)
 	}
 }
