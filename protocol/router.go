@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"bytes"
+
 	"github.com/wireproof/wireproof/bundle"
 )
 
@@ -116,6 +118,12 @@ func (r *Router) Feed(ev *bundle.Event) {
 			r.retire(ev.Conn, c)
 		}
 	case bundle.KindWSMessage, bundle.KindStdioLine, bundle.KindWSClose:
+		if ev.Kind == bundle.KindWSMessage && cutMessage(ev) {
+			// Its sender's stream ended inside it: the receiver never got
+			// the message whole, so no decoder reads it as one (the bundle
+			// keeps the bytes relayed, for the timeline).
+			return
+		}
 		c := r.lookup(ev.Conn)
 		if c == nil {
 			c = &routed{}
@@ -144,6 +152,12 @@ func (r *Router) Feed(ev *bundle.Event) {
 			}
 		}
 	}
+}
+
+// cutMessage reports whether ev is a WebSocket message the recorder marked
+// incomplete (attrs {"incomplete":true}): a peer's stream ended inside it.
+func cutMessage(ev *bundle.Event) bool {
+	return ev.Err != "" && bytes.Contains(ev.Attrs, []byte(`"incomplete":true`))
 }
 
 // wsEnded notes a ws.close and reports whether the connection is over: both

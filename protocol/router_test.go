@@ -109,3 +109,20 @@ func TestRouterLateEvents(t *testing.T) {
 		t.Errorf("after both closes: %d entries, events %v; want 0 entries, 2 responses, 3 closes", f.r.Conns(), f.kinds)
 	}
 }
+
+// TestRouterSkipsCutMessages: a WebSocket message the recorder marked
+// incomplete (its sender died inside it) was never received whole, so it is
+// no decode error and no call; the next whole message decodes as usual.
+func TestRouterSkipsCutMessages(t *testing.T) {
+	f := newRouterFeed()
+	f.feed(bundle.Event{Kind: bundle.KindWSOpen, Conn: "ws1", URL: "/rpc"})
+	f.feed(line(bundle.KindWSMessage, "ws1", bundle.DirClientToServer, req))
+	cut := line(bundle.KindWSMessage, "ws1", bundle.DirServerToClient, `{"jsonrpc":"2.0","id":1,"res`)
+	cut.Attrs, cut.Err = []byte(`{"incomplete":true}`), "incomplete: the server's stream ended inside this message"
+	f.feed(cut)
+	f.feed(line(bundle.KindWSMessage, "ws1", bundle.DirServerToClient, resp))
+	want := map[protocol.Kind]int{protocol.KindRequest: 1, protocol.KindResponse: 1}
+	if diff := cmp.Diff(want, f.kinds); diff != "" {
+		t.Errorf("protocol events by kind (-want +got):\n%s", diff)
+	}
+}
