@@ -23,7 +23,9 @@ import (
 // A model call's Request event (at the end of its body) and its Response
 // event (at the end of the exchange) carry what the checks judge in Model.
 // Across calls the decoder remembers the ids of the messages and tool_use
-// blocks answered whole, so that an id answered twice is seen.
+// blocks answered whole, so that an id answered twice is seen, and matches
+// each tool_use to the tool_result of the first later request that answers
+// it (ModelCall.Answers): a few strings per answer, for the bundle.
 
 // Model call methods (Event.Method, Call.Method).
 const (
@@ -50,6 +52,10 @@ type ModelCall struct {
 	// message that follows it, or a tool_result for no tool_use of the
 	// message before it.
 	Unanswered []string
+	// Answers are the tool_results of the request that answer a tool_use of
+	// an earlier answer of the bundle (each matched once: at the first
+	// request that carries it), in message order.
+	Answers []ToolAnswer
 
 	// Status is the HTTP status of the answer (0: none came).
 	Status int
@@ -72,13 +78,25 @@ type ModelCall struct {
 	Reused []string
 }
 
-// modelCalls is the HTTP decoder's Anthropic side: the ids answered so far.
+// ToolAnswer is a tool_result matched to the tool_use it answers, which an
+// earlier model call's answer made.
+type ToolAnswer struct {
+	ToolUseID, Name string
+	UseConn         string // the model call whose answer called the tool
+	UseSeq          uint64 // the end of that answer
+	IsError         bool
+}
+
+// modelCalls is the HTTP decoder's Anthropic side: the ids answered so far,
+// and the tool_use blocks of whole answers not yet answered by a request.
 type modelCalls struct {
-	ids map[string]uint64 // message and tool_use ids of whole answers, with the seq that answered them
+	ids     map[string]uint64     // message and tool_use ids of whole answers, with the seq that answered them
+	pending map[string]ToolAnswer // tool_use id -> the call that made it, until a request answers it
 }
 
 // modelExchange is the model side of one HTTP exchange.
 type modelExchange struct {
+	calls    *modelCalls
 	call     *Call
 	facts    ModelCall
 	req      *anthropic.Request
@@ -107,14 +125,14 @@ func isModelPath(method, path string) (string, bool) {
 	return "", false
 }
 
-// openModel starts the model side of an exchange whose request is a model
-// call; nil for any other.
-func openModel(ev *bundle.Event, path string, reqLeft int64) *modelExchange {
+// open starts the model side of an exchange whose request is a model call;
+// nil for any other.
+func (d *modelCalls) open(ev *bundle.Event, path string, reqLeft int64) *modelExchange {
 	method, ok := isModelPath(ev.Method, path)
 	if !ok {
 		return nil
 	}
-	return &modelExchange{reqLeft: reqLeft, facts: ModelCall{Path: path},
+	return &modelExchange{calls: d, reqLeft: reqLeft, facts: ModelCall{Path: path},
 		call: &Call{Protocol: Anthropic, Conn: ev.Conn, ID: ev.Conn, Method: method, Dir: bundle.DirClientToServer, RequestSeq: ev.Seq, Outcome: OutcomeOpen}}
 }
 
@@ -160,6 +178,7 @@ func (m *modelExchange) requestDone(at *bundle.Event, emit Emit) {
 		m.req = &req
 		f.Stream, f.Model, f.Messages, f.Tools = req.Stream, req.Model, len(req.Messages), len(req.Tools)
 		f.Unanswered = toolProtocol(req.Messages)
+		f.Answers = m.calls.answers(req.Messages)
 	}
 	if m.call.Method == MethodCountTokens {
 		f.Stream = false
@@ -167,6 +186,28 @@ func (m *modelExchange) requestDone(at *bundle.Event, emit Emit) {
 	facts := *f
 	emit(&Event{Seq: at.Seq, T: at.T, Conn: m.call.Conn, Dir: bundle.DirClientToServer, Protocol: Anthropic, Kind: KindRequest,
 		ID: m.call.ID, Method: m.call.Method, Call: m.call, Body: body, Model: &facts})
+}
+
+// answers matches the tool_results of msgs to the pending tool_use blocks
+// they answer.
+func (d *modelCalls) answers(msgs []anthropic.Message) []ToolAnswer {
+	if len(d.pending) == 0 {
+		return nil
+	}
+	var out []ToolAnswer
+	for _, m := range msgs {
+		if m.Role != anthropic.RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			if a, ok := d.pending[b.ToolUseID]; ok && b.Type == anthropic.BlockToolResult {
+				delete(d.pending, b.ToolUseID)
+				a.IsError = b.IsError
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // toolProtocol lists how messages break the tool protocol: every tool_use
@@ -302,7 +343,7 @@ func (d *modelCalls) end(m *modelExchange, ev *bundle.Event, answered bool, emit
 	if f.Message != nil && !f.Cut {
 		f.Unoffered = unoffered(m.req, f.Message)
 		if f.Complete && len(f.Problems) == 0 {
-			f.Reused = d.remember(f.Message, ev.Seq)
+			f.Reused = d.remember(f.Message, m.call.Conn, ev.Seq)
 		}
 	}
 	switch {
@@ -342,11 +383,11 @@ func unoffered(req *anthropic.Request, msg *anthropic.Response) []string {
 	return out
 }
 
-// remember notes a whole answer's ids and returns those an earlier answer
-// had.
-func (d *modelCalls) remember(msg *anthropic.Response, seq uint64) []string {
+// remember notes a whole answer's ids, and its tool_use blocks as pending,
+// and returns the ids an earlier answer had.
+func (d *modelCalls) remember(msg *anthropic.Response, conn string, seq uint64) []string {
 	if d.ids == nil {
-		d.ids = map[string]uint64{}
+		d.ids, d.pending = map[string]uint64{}, map[string]ToolAnswer{}
 	}
 	var reused []string
 	note := func(kind, id string) {
@@ -362,6 +403,9 @@ func (d *modelCalls) remember(msg *anthropic.Response, seq uint64) []string {
 	note("message", msg.ID)
 	for _, b := range msg.ToolUses() {
 		note("tool_use", b.ID)
+		if b.ID != "" {
+			d.pending[b.ID] = ToolAnswer{ToolUseID: b.ID, Name: b.Name, UseConn: conn, UseSeq: seq}
+		}
 	}
 	return reused
 }

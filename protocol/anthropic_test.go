@@ -163,6 +163,13 @@ func TestAnthropicDecoder(t *testing.T) {
 		f.Messages = 6
 		f.Unanswered = []string{"tool_use toolu_wp573a3fd8c5f55e6f87edf5 (mcp__t3-code__delegate_task) of message 4 has 0 tool_results in message 5"}
 	})
+	// The next request of the conversation, answering the delegate_task of
+	// delegateRes (the real request answered the real run's tool_use id).
+	answering := bytes.ReplaceAll(releaseReq, []byte("toolu_wp573a3fd8c5f55e6f87edf5"), []byte("toolu_wp00abc022247d1feab2ec33"))
+	answeringFacts := with(reqFacts, func(f *protocol.ModelCall) {
+		f.Messages = 6
+		f.Answers = []protocol.ToolAnswer{{ToolUseID: "toolu_wp00abc022247d1feab2ec33", Name: "mcp__t3-code__delegate_task", UseConn: "h1", UseSeq: endSeq}}
+	})
 	cases := []struct {
 		name string
 		stop bool
@@ -171,6 +178,10 @@ func TestAnthropicDecoder(t *testing.T) {
 	}{
 		{"a streamed tool call", false, []modelExchange{stream(delegateReq, delegateRes)}, []modelSummary{
 			req(2, reqFacts), res(endSeq, protocol.OutcomeSuccess, delegated, delegate, ""),
+		}},
+		{"a tool_use answered in the next request", false, []modelExchange{stream(delegateReq, delegateRes), stream(answering, releaseRes)}, []modelSummary{
+			req(2, reqFacts), res(endSeq, protocol.OutcomeSuccess, delegated, delegate, ""),
+			req(endSeq+2, answeringFacts), res(endSeq+2+1+chunks(releaseRes)+1, protocol.OutcomeSuccess, answered(answeringFacts), nil, "PARENT_RELEASED"),
 		}},
 		{"the same answer twice", false, []modelExchange{stream(delegateReq, delegateRes), stream(delegateReq, delegateRes)}, []modelSummary{
 			req(2, reqFacts), res(endSeq, protocol.OutcomeSuccess, delegated, delegate, ""),

@@ -96,7 +96,7 @@ func (d *HTTPDecoder) Feed(ev *bundle.Event, emit Emit) {
 			x.reqLeft = cl
 		}
 		x.rpc = d.openMCP(ev)
-		x.model = openModel(ev, path, x.reqLeft)
+		x.model = d.model.open(ev, path, x.reqLeft)
 		d.xs[ev.Conn] = x
 		emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: bundle.DirClientToServer, Protocol: HTTP, Kind: KindRequest, ID: ev.Conn, Method: call.Method, Call: call})
 		if x.model != nil && x.reqLeft == 0 {
