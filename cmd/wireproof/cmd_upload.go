@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/internal/spool"
 )
@@ -142,6 +144,7 @@ func uploadPaths(ctx context.Context, opts uploadOptions, paths []string, dest s
 	if err := c.CheckBucket(ctx, u.Bucket); err != nil {
 		return storageError{err}
 	}
+	damaged := damagedBundles(ctx, paths)
 	total := 0
 	for _, p := range paths {
 		info, _ := os.Stat(p)
@@ -160,7 +163,31 @@ func uploadPaths(ctx context.Context, opts uploadOptions, paths []string, dest s
 		}
 	}
 	fmt.Fprintf(opts.stdout, "%d file(s) uploaded to %s\n", total, strings.TrimSuffix(u.String(), "/"))
+	if len(damaged) > 0 {
+		// Uploaded as they are, tagged status=damaged: evidence is kept,
+		// and the verb says what it is.
+		return damagedError{fmt.Errorf("uploaded, but %d bundle(s) are damaged (tagged status=damaged): %s", len(damaged), strings.Join(damaged, ", "))}
+	}
 	return nil
+}
+
+// damagedBundles returns the bundles among paths (files, and the *.zst
+// files under directories) whose stored bytes are damaged, as their index
+// entry says.
+func damagedBundles(ctx context.Context, paths []string) []string {
+	var out []string
+	for _, root := range paths {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, objstore.BundleExt) {
+				return nil
+			}
+			if m, err := spool.Meta(ctx, p); err == nil && m["status"] == string(assert.StatusDamaged) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
 }
 
 func uploadFile(ctx context.Context, c *objstore.Client, file string, dest objstore.URL) ([]spool.Sent, error) {

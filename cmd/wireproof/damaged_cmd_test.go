@@ -107,3 +107,25 @@ func TestDamagedBundleExitCode(t *testing.T) {
 		t.Errorf("a bundle cut at 2/3: replay exit %d, want it read as truncated\n%s%s", code, out, errOut)
 	}
 }
+
+// TestUploadFindsDamagedBundles: upload, which copies bundles as they are,
+// finds the damaged ones among the files and directories it is given (it
+// then says so and exits 7 after uploading them, tagged status=damaged).
+func TestUploadFindsDamagedBundles(t *testing.T) {
+	dir := t.TempDir()
+	pass := passingBundle(t, dir)
+	data, err := os.ReadFile(pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	flipped := filepath.Join(sub, "flipped.zst")
+	if err := os.WriteFile(flipped, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := damagedBundles(t.Context(), []string{pass, dir}); len(got) != 1 || got[0] != flipped {
+		t.Errorf("damagedBundles = %v, want [%s]", got, flipped)
+	}
+}
