@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
@@ -91,6 +91,7 @@ type replayOutcome struct {
 	ref bundleRef
 	res *replay.Result
 	err error
+	dur time.Duration // the bundle's replay (JUnit's testcase time)
 }
 
 func (o replayOutcome) outcome() replay.Reproduction {
@@ -133,7 +134,9 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 	if shardN > 0 {
 		refs = shard(refs, shardI, shardN)
 	}
+	started := time.Now()
 	outcomes := replayAll(ctx, refs, opts)
+	elapsed := time.Since(started)
 	if ctx.Err() != nil {
 		return interruptedError{ctx.Err()}
 	}
@@ -141,7 +144,7 @@ func runReplay(ctx context.Context, opts replayOptions, args []string) error {
 		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeJUnit(opts.JUnit, outcomes); err != nil {
+		if err := writeJUnit(opts.JUnit, outcomes, junitRun{Started: started, Elapsed: elapsed}); err != nil {
 			return outputError{opts.JUnit, err}
 		}
 	}
@@ -264,8 +267,9 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 	}
 	var mu sync.Mutex
 	forEachRef(ctx, len(refs), opts.Jobs, func(i int) {
+		start := time.Now()
 		res, err := replayRef(ctx, refs[i])
-		out[i] = replayOutcome{ref: refs[i], res: res, err: err}
+		out[i] = replayOutcome{ref: refs[i], res: res, err: err, dur: time.Since(start)}
 		if bar != nil {
 			mu.Lock()
 			bar.Add(1)
@@ -406,84 +410,4 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// JUnit XML: one testsuite, one testcase per bundle.
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Error     *junitFailure `xml:"error,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-func writeJUnit(path string, outcomes []replayOutcome) error {
-	s := junitSuite{Name: "wireproof replay", Tests: len(outcomes)}
-	for _, o := range outcomes {
-		c := junitCase{Name: filepath.ToSlash(o.ref.Path), Classname: "wireproof.replay"}
-		switch {
-		case o.err != nil:
-			s.Errors++
-			st := errorStatus(o.err)
-			c.Error = &junitFailure{Message: string(st) + " bundle", Type: string(st), Text: o.err.Error()}
-		case o.skipped() && o.passed():
-			s.Skipped++
-			c.Skipped = &junitSkipped{Message: "no verification run to check (a plain recording)"}
-		case !o.passed():
-			s.Failures++
-			c.Classname += "." + o.res.Scenario
-			f := &junitFailure{Type: string(o.outcome())}
-			if vf := o.res.Verdict.Failure; vf != nil {
-				f.Message = vf.Message
-				f.Type = vf.Check
-			}
-			// Every suite's status, then every failed suite's failure.
-			if suites := triage.SuitesLine(o.res.Verdict); suites != "" {
-				f.Text = "suites: " + suites + "\n"
-			}
-			for _, st := range triage.FailedSuites(o.res.Verdict) {
-				vf := st.Failure
-				f.Text += fmt.Sprintf("\nsuite: %s\ncheck: %s\nmessage: %s\nseq: %d\nthread: %s\nrun: %s\nexpected: %s\nseen: %s\n", st.Suite, vf.Check, vf.Message, vf.Seq, vf.ThreadID, vf.RunID, vf.Expected, vf.Seen)
-				if vf.Diff != "" {
-					f.Text += "diff (-want +got):\n" + vf.Diff
-				}
-			}
-			if o.outcome() == replay.Diverged {
-				if f.Message == "" {
-					f.Message = "replayed verdict diverged from the live verdict"
-				}
-				f.Text += "verdict diff (-recorded +replayed):\n" + o.res.Diff
-			}
-			c.Failure = f
-		default:
-			c.Classname += "." + o.res.Scenario
-		}
-		s.Cases = append(s.Cases, c)
-	}
-	b, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append([]byte(xml.Header), append(b, '\n')...)
-	return os.WriteFile(path, b, 0o644)
 }

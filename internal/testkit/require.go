@@ -23,6 +23,9 @@ const (
 	// interop/claude-cli's node_modules, and skip (fail under
 	// EnvNodeRequired) without it.
 	EnvClaudeCLI = "WIREPROOF_TEST_CLAUDE_CLI"
+	// EnvXMLLintRequired: the JUnit schema test (cmd/wireproof) validates
+	// replay --junit output with xmllint (Debian's libxml2-utils).
+	EnvXMLLintRequired = "WIREPROOF_TEST_XMLLINT_REQUIRED"
 )
 
 // Missing ends a test whose requirement is missing: it skips with msg, or,
