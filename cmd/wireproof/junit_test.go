@@ -39,6 +39,21 @@ func xmllintSchema(t *testing.T, file string) {
 	}
 }
 
+// readJUnit validates a JUnit file against the XSD and decodes it.
+func readJUnit(t *testing.T, path string) (junitSuite, []byte) {
+	t.Helper()
+	xmllintSchema(t, path)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s junitSuite
+	if err := xml.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s, raw
+}
+
 // TestReplayJUnitSchema: replay --junit over a passing, a failing, a plain
 // recording and a file that is no bundle writes JUnit that validates against Jenkins' JUnit
 // XSD and carries what CI tools show: the suite's time, timestamp and
@@ -58,16 +73,7 @@ func TestReplayJUnitSchema(t *testing.T) {
 	if err == nil {
 		t.Fatal("want a failure")
 	}
-	xmllintSchema(t, path)
-
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s junitSuite
-	if err := xml.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := readJUnit(t, path)
 	host, _ := os.Hostname()
 	ts, err := time.Parse("2006-01-02T15:04:05", s.Timestamp)
 	if err != nil || ts.Before(before) || ts.After(time.Now().UTC()) {
@@ -110,6 +116,9 @@ func TestReplayJUnitSchema(t *testing.T) {
 	if out := s.Cases[1].SystemOut; !strings.Contains(out, look) || !strings.Contains(out, "suites: ") {
 		t.Errorf("the failed case's system-out lacks %q and the suites:\n%s", look, out)
 	}
+	if f := s.Cases[1].Failure; f == nil || !strings.Contains(f.Text, "check: active-single-run\nmessage: Active delivery unexpectedly started another run\nseq: 42\n") {
+		t.Errorf("the failure text lacks the check, message and seq: %+v", f)
+	}
 	if !strings.Contains(s.Cases[0].SystemOut, "suites: ") {
 		t.Errorf("the passed case's system-out lacks its suites: %q", s.Cases[0].SystemOut)
 	}
@@ -132,12 +141,7 @@ func TestJUnitEverySuitesFailure(t *testing.T) {
 	if err := writeJUnit(path, []replayOutcome{{ref: bundleRef{Path: "runs/idle-1.zst"}, res: res, dur: 250 * time.Millisecond}}, run); err != nil {
 		t.Fatal(err)
 	}
-	xmllintSchema(t, path)
-	raw, _ := os.ReadFile(path)
-	var s junitSuite
-	if err := xml.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
+	s, raw := readJUnit(t, path)
 	if s.Time != "1.500" || s.Timestamp != "2026-12-01T13:00:00" || s.Cases[0].Time != "0.250" {
 		t.Errorf("times: suite %q at %q, case %q", s.Time, s.Timestamp, s.Cases[0].Time)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,36 +95,6 @@ func TestReplayShards(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s is in %d shards", rel, n)
 		}
-	}
-}
-
-func TestReplayJUnit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "report.xml")
-	if _, err := replayOut(t, replayOptions{JUnit: path}, golden+"/idle.zst", golden+"/active-extra-run.zst"); err == nil {
-		t.Fatal("want a failure")
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s junitSuite
-	if err := xml.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
-	got := []string{}
-	for _, c := range s.Cases {
-		f := ""
-		if c.Failure != nil {
-			f = c.Failure.Type + ": " + c.Failure.Message
-		}
-		got = append(got, c.Name+" | "+f)
-	}
-	want := []string{"../../fixtures/golden/idle.zst | ", "../../fixtures/golden/active-extra-run.zst | active-single-run: Active delivery unexpectedly started another run"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("junit cases (-want +got):\n%s", diff)
-	}
-	if s.Tests != 2 || s.Failures != 1 || !strings.Contains(string(raw), "seq: 42") {
-		t.Errorf("suite tests=%d failures=%d, want 2 and 1 with the seq:\n%s", s.Tests, s.Failures, raw)
 	}
 }
 
