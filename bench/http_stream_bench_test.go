@@ -60,15 +60,14 @@ func heapPeak() (stop func() uint64) {
 }
 
 // streamRounds is how many times BenchmarkHTTPStream fetches the stream each
-// way, alternating direct and recorded.
-const streamRounds = 3
+// way in one run, alternating direct and recorded. One: bench/run.sh runs
+// the benchmarks round after round and judges the spread of the rounds.
+const streamRounds = 1
 
 // BenchmarkHTTPStream fetches a 1 GiB streamed response directly and through
 // the recording proxy, and reports the proxy's peak heap against its budget.
 // The fetches alternate, direct then recorded, for streamRounds rounds, and
-// the best round of each way counts: on a shared machine a burst of load then
-// slows one round of each rather than all of one way, and the ratio compares
-// the two at their best.
+// the best of each way counts.
 func BenchmarkHTTPStream(b *testing.B) {
 	upstream := streamServer()
 	defer upstream.Close()

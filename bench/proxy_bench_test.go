@@ -125,12 +125,9 @@ func recordingProxy(b *testing.B, upstream string) (proxyURL string, stop func()
 	}
 }
 
-// wsOneWayMessages is how many 1 KiB messages one round of BenchmarkWSOneWay
-// sends each way, and wsOneWayRounds how many rounds it runs.
-const (
-	wsOneWayMessages = 32 << 10
-	wsOneWayRounds   = 5
-)
+// wsOneWayMessages is how many 1 KiB messages BenchmarkWSOneWay sends each
+// way.
+const wsOneWayMessages = 32 << 10
 
 // BenchmarkWSOneWay sends 1 KiB messages one way: directly, through a plain
 // relay (httputil.ReverseProxy, which relays bytes as the recording proxy
@@ -144,8 +141,10 @@ const (
 //     relay that reads many messages at once spares the sink a wake-up per
 //     message, which the interactive figure credits to the relay.
 //
-// The three endpoints alternate, round after round, and each reports its
-// median round: a burst of load on a shared machine then slows one round of
+// The three endpoints run one after another, each with both clients, and
+// each reports its figures: one round. bench/run.sh runs the benchmarks
+// round after round and takes the median and spread of each way's ratio to
+// its neighbours, so a burst of load on a shared machine slows one round of
 // each rather than all of one.
 func BenchmarkWSOneWay(b *testing.B) {
 	sink := sinkServer()
@@ -160,18 +159,16 @@ func BenchmarkWSOneWay(b *testing.B) {
 	defer stop()
 	names := []string{"direct", "relay", "recorded"}
 	bases := []string{sink.URL, relay.URL, u}
-	interactive := make([][]float64, len(bases))
-	busy := make([][]float64, len(bases))
-	for range wsOneWayRounds {
-		for i, base := range bases {
-			interactive[i] = append(interactive[i], oneWayRound(b, base, msgs, false))
-			busy[i] = append(busy[i], oneWayRound(b, base, msgs, true))
-		}
+	interactive := make([]float64, len(bases))
+	busy := make([]float64, len(bases))
+	for i, base := range bases {
+		interactive[i] = oneWayRound(b, base, msgs, false)
+		busy[i] = oneWayRound(b, base, msgs, true)
 	}
 	for i, name := range names {
 		b.Run(name, func(b *testing.B) {
-			b.ReportMetric(median(interactive[i]), "MB/s")
-			b.ReportMetric(median(busy[i]), "busy-MB/s")
+			b.ReportMetric(interactive[i], "MB/s")
+			b.ReportMetric(busy[i], "busy-MB/s")
 		})
 	}
 }
@@ -216,12 +213,6 @@ func oneWayRound(b *testing.B, base string, msgs [][]byte, batched bool) float64
 	return float64(wsOneWayMessages*len(msgs[0])) / d.Seconds() / 1e6
 }
 
-// median returns the middle of xs (sorted in place).
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	return xs[len(xs)/2]
-}
-
 // oneWay sends b.N messages (msgs in turn) to the sink at base, as text, and
 // waits for the sink's count.
 func oneWay(b *testing.B, base string, msgs [][]byte) {
@@ -250,18 +241,19 @@ func oneWay(b *testing.B, base string, msgs [][]byte) {
 	c.Close(websocket.StatusNormalClosure, "")
 }
 
-// wsEchoTrips is how many round trips one round of BenchmarkWSEcho makes each
-// way, and wsEchoRounds how many rounds it runs.
+// wsEchoTrips is how many round trips one block of BenchmarkWSEcho makes each
+// way, and wsEchoBlocks how many blocks it alternates.
 const (
-	wsEchoTrips  = 2000
-	wsEchoRounds = 5
+	wsEchoTrips  = 400
+	wsEchoBlocks = 5
 )
 
 // BenchmarkWSEcho measures echo round trips of 1 KiB messages, directly and
-// through the recording proxy, and reports the p50 and p99 of each. The two
-// alternate round after round on connections kept open, and the percentiles
-// are taken over all rounds' trips: a burst of load on a shared machine then
-// lands on both ways alike.
+// through the recording proxy, and reports the p50 and p99 of each: one round
+// (bench/run.sh runs many). Within it the two alternate block after block on
+// connections kept open, and the percentiles are taken over all blocks'
+// trips (2,000 each way): a burst of load on a shared machine then lands on
+// both ways alike.
 func BenchmarkWSEcho(b *testing.B) {
 	echo := echoServer()
 	defer echo.Close()
@@ -280,7 +272,7 @@ func BenchmarkWSEcho(b *testing.B) {
 		conns[i] = c
 	}
 	lat := make([][]time.Duration, len(bases))
-	for range wsEchoRounds {
+	for range wsEchoBlocks {
 		for i, c := range conns {
 			for range wsEchoTrips {
 				start := time.Now()

@@ -1,32 +1,44 @@
-// Command ratios reads `go test -bench` output from ./bench on stdin and prints
-// each measured figure against its baseline from the same run:
+// Command ratios reads `go test -bench` output of ./bench on stdin, one or
+// more rounds of it (bench/run.sh runs the benchmarks once per round), and
+// prints each figure against its baseline from the same rounds:
 //
-//	name  measured  baseline  ratio  target  ok|below
+//	name  measured median (min-max)  baseline median (min-max)  ratio (min-max)  target  n  result
 //
-// It exits 1 if a figure misses its target (a ratio below it, or a cost
-// above it), so CI can gate on it.
+// The ratio is taken round by round (round i of a figure against round i of
+// its baseline, which ran next to it) and its median and spread are judged:
+// "ok" when every round meets the target, "missed" when the median round
+// misses it, "unsteady" when the median meets it and the spread crosses it,
+// "missing" with fewer than 5 rounds. It exits 1 unless every figure with a
+// target is ok, so CI can gate on it.
 package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// results maps "BenchmarkX/sub" to its metrics ("ns/op", "MB/s", "p50-ns", ...).
-type results map[string]map[string]float64
+// results maps "BenchmarkX/sub" to its rounds in the order they ran, each
+// round its metrics ("ns/op", "MB/s", "p50-ns", ...). bench/run.sh runs the
+// whole benchmark binary once per round, so the i-th round of a figure and
+// the i-th of its baseline ran next to each other.
+type results map[string][]map[string]float64
 
 // parse reads go test -bench output. A benchmark's figures normally follow
 // its name on the same line, but anything the benchmark (or a child process
 // it runs) prints to the same terminal lands between the two: a name whose
 // figures are missing is kept until a line that is only figures (it begins
 // with the iteration count) follows, and lines that are neither are skipped.
+// A name seen again is the benchmark's next round.
 func parse(r io.Reader) (results, error) {
 	res := results{}
 	pending := ""
+	var errs []error
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -37,20 +49,27 @@ func parse(r io.Reader) (results, error) {
 		if strings.HasPrefix(f[0], "Benchmark") {
 			name, f = benchName(f[0]), f[1:]
 		}
+		if name != "" && pending != "" {
+			errs = append(errs, fmt.Errorf("%s: no figures found after its name", pending))
+			pending = ""
+		}
 		m, ok := metrics(f)
 		switch {
 		case ok && name != "":
-			res[name], pending = m, ""
+			res[name] = append(res[name], m)
 		case ok && pending != "":
-			res[pending], pending = m, ""
+			res[pending], pending = append(res[pending], m), ""
 		case name != "":
 			pending = name
 		}
 	}
 	if pending != "" {
-		return res, fmt.Errorf("%s: no figures found after its name", pending)
+		errs = append(errs, fmt.Errorf("%s: no figures found after its name", pending))
 	}
-	return res, sc.Err()
+	if err := sc.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return res, errors.Join(errs...)
 }
 
 // benchName drops the GOMAXPROCS suffix of a benchmark's name.
@@ -119,6 +138,162 @@ var lines = []line{
 	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
 }
 
+// minRounds is the fewest rounds a figure is judged on; with fewer it is
+// not met.
+const minRounds = 5
+
+// Results of a judged figure.
+const (
+	resultRef      = "ref"      // no target, printed for reference
+	resultOK       = "ok"       // every round meets the target
+	resultMissed   = "missed"   // the median round misses it
+	resultUnsteady = "unsteady" // the median meets it, some round does not
+	resultMissing  = "missing"  // too few rounds with the figure and its baseline
+)
+
+// spread is a figure's median round and the least and greatest.
+type spread struct{ median, min, max float64 }
+
+// spreadOf returns the spread of xs, which must not be empty; xs is not
+// changed. The median of an even count is the mean of the middle two.
+func spreadOf(xs []float64) spread {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + m) / 2
+	}
+	return spread{median: m, min: s[0], max: s[len(s)-1]}
+}
+
+// row is one judged line.
+type row struct {
+	line
+	rounds   int
+	measured spread // of the figure, in l.unit
+	baseline spread // of its baseline; zero for an absolute figure
+	ratio    spread // of the per-round ratios
+	result   string
+	note     string // why a figure is missing
+}
+
+// judge computes l's per-round ratios from res (round i of the figure
+// against round i of its baseline) and judges their spread against the
+// target: met only if every round meets it.
+func judge(l line, res results) row {
+	r := row{line: l, result: resultMissing}
+	rounds := res[l.bench]
+	var base []map[string]float64
+	if l.baseBench != "" {
+		base = res[l.baseBench]
+	}
+	var got, bases, ratios []float64
+	for i, m := range rounds {
+		v, ok := m[l.metric]
+		if !ok {
+			continue
+		}
+		b := 1.0
+		if l.baseBench != "" {
+			if i >= len(base) {
+				continue
+			}
+			bv, ok := base[i][l.metric]
+			if !ok || bv == 0 || v == 0 {
+				continue
+			}
+			b = bv
+			bases = append(bases, bv)
+		}
+		ratio := v / b
+		if !l.higherIsBetter && !l.atMost {
+			ratio = b / v
+		}
+		got, ratios = append(got, v), append(ratios, ratio)
+	}
+	r.rounds = len(ratios)
+	if r.rounds == 0 {
+		r.note = "no rounds"
+		if len(rounds) > 0 && l.baseBench != "" {
+			r.note = "no baseline"
+		}
+		return r
+	}
+	r.measured, r.ratio = spreadOf(got), spreadOf(ratios)
+	if len(bases) > 0 {
+		r.baseline = spreadOf(bases)
+	}
+	if r.rounds < minRounds {
+		r.note = fmt.Sprintf("%d rounds, need %d", r.rounds, minRounds)
+		return r
+	}
+	r.result = verdict(l, r.ratio)
+	return r
+}
+
+// verdict judges a spread of ratios against l's target.
+func verdict(l line, s spread) string {
+	switch {
+	case l.target == 0:
+		return resultRef
+	case l.atMost && s.median > l.target, !l.atMost && s.median < l.target:
+		return resultMissed
+	case l.atMost && s.max > l.target, !l.atMost && s.min < l.target:
+		return resultUnsteady
+	}
+	return resultOK
+}
+
+// format prints a spread as "median (min-max)" with prec decimals.
+func (s spread) format(prec int, unit string) string {
+	if unit != "" {
+		unit = " " + unit
+	}
+	return fmt.Sprintf("%.*f%s (%.*f-%.*f)", prec, s.median, unit, prec, s.min, prec, s.max)
+}
+
+// text is the row as printed.
+func (r row) text() string {
+	if r.result == resultMissing && r.note != "" && r.rounds == 0 {
+		return fmt.Sprintf("%-54s  %s (%s)", r.name, r.result, r.note)
+	}
+	prec := 1
+	if r.unit == "x" {
+		prec = 2
+	}
+	base := "-"
+	if r.baseBench != "" {
+		base = r.baseline.format(prec, r.unit)
+	}
+	target := "-"
+	switch {
+	case r.target > 0 && r.atMost:
+		target = fmt.Sprintf("<=%.2f", r.target)
+	case r.target > 0:
+		target = fmt.Sprintf(">=%.2f", r.target)
+	}
+	res := r.result
+	if r.note != "" {
+		res += " (" + r.note + ")"
+	}
+	return fmt.Sprintf("%-54s %28s %28s %20s %7s %2d  %s", r.name, r.measured.format(prec, r.unit), base, r.ratio.format(2, ""), target, r.rounds, res)
+}
+
+// report judges every line against res, writes the table to w and says
+// whether every figure with a target was met.
+func report(w io.Writer, res results) (allMet bool) {
+	allMet = true
+	fmt.Fprintf(w, "%-54s %28s %28s %20s %7s %2s  %s\n", "name", "measured median (min-max)", "baseline median (min-max)", "ratio (min-max)", "target", "n", "result")
+	for _, l := range lines {
+		r := judge(l, res)
+		if r.result != resultOK && r.result != resultRef {
+			allMet = false
+		}
+		fmt.Fprintln(w, r.text())
+	}
+	return allMet
+}
+
 func main() {
 	res, err := parse(os.Stdin)
 	if err != nil {
@@ -126,49 +301,8 @@ func main() {
 		// the others are still compared.
 		fmt.Fprintln(os.Stderr, "ratios:", err)
 	}
-	below := false
-	fmt.Printf("%-54s %14s %14s %8s %8s  %s\n", "name", "measured", "baseline", "ratio", "target", "result")
-	for _, l := range lines {
-		got, ok := res[l.bench][l.metric]
-		if !ok {
-			fmt.Printf("%-54s %14s\n", l.name, "missing")
-			below = true
-			continue
-		}
-		base, baseStr := 1.0, "-"
-		if l.baseBench != "" {
-			b, ok := res[l.baseBench][l.metric]
-			if !ok || b == 0 {
-				fmt.Printf("%-54s %14s\n", l.name, "no baseline")
-				below = true
-				continue
-			}
-			base, baseStr = b, fmt.Sprintf("%.1f %s", b, l.unit)
-		}
-		ratio := got / base
-		if !l.higherIsBetter && !l.atMost {
-			ratio = base / got
-		}
-		target, result := "-", "ref"
-		switch {
-		case l.target > 0 && l.atMost:
-			target = fmt.Sprintf("<=%.2f", l.target)
-			result = "ok"
-			if ratio > l.target {
-				result = "above"
-				below = true
-			}
-		case l.target > 0:
-			target = fmt.Sprintf("%.2f", l.target)
-			result = "ok"
-			if ratio < l.target {
-				result = "below"
-				below = true
-			}
-		}
-		fmt.Printf("%-54s %14s %14s %8.2f %8s  %s\n", l.name, fmt.Sprintf("%.1f %s", got, l.unit), baseStr, ratio, target, result)
-	}
-	if below {
+	if !report(os.Stdout, res) {
+		fmt.Println("not every target was met in every round (missed: the median round misses it; unsteady: the median meets it, the spread crosses it)")
 		os.Exit(1)
 	}
 }
