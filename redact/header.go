@@ -8,11 +8,15 @@ import (
 
 func isCredentialHeader(k string) bool {
 	switch http.CanonicalHeaderKey(k) {
-	case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie":
+	case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", apiKeyHeader:
 		return true
 	}
 	return false
 }
+
+// apiKeyHeader carries an API key whole (Anthropic's Messages API, which a
+// Claude CLI calls with its ANTHROPIC_API_KEY, and many others).
+const apiKeyHeader = "X-Api-Key"
 
 // credentialValues returns the secret parts of a credential header value: the
 // credentials after the scheme, or every cookie value.
@@ -48,6 +52,8 @@ func credentialValues(k, v string) []string {
 			}
 		}
 		return out
+	case apiKeyHeader:
+		return []string{strings.TrimSpace(v)}
 	}
 	return nil
 }
@@ -81,6 +87,8 @@ func maskCredential(k, v string) string {
 			}
 		}
 		return strings.Join(parts, ";")
+	case apiKeyHeader:
+		return Redacted
 	}
 	return v
 }

@@ -60,15 +60,17 @@ func TestRedactEventHeaders(t *testing.T) {
 		"Authorization": {"Bearer access-123456"},
 		"Cookie":        {"session=cookie-abcdef; theme=dark"},
 		"Set-Cookie":    {"session=cookie-abcdef; Path=/; HttpOnly"},
+		"X-Api-Key":     {"sk-ant-api-key-42"},
 		"Accept":        {"application/json"},
 	}
 	orig := h.Clone()
-	ev := &bundle.Event{Kind: bundle.KindHTTPRequest, Header: h, URL: "/x?token=query-tok-1", Body: bundle.Text([]byte("access-123456 dark"))}
+	ev := &bundle.Event{Kind: bundle.KindHTTPRequest, Header: h, URL: "/x?token=query-tok-1", Body: bundle.Text([]byte("access-123456 dark sk-ant-api-key-42"))}
 	r.Event(ev, r.Snapshot())
 	want := http.Header{
 		"Authorization": {"Bearer [REDACTED]"},
 		"Cookie":        {"session=[REDACTED]; theme=[REDACTED]"},
 		"Set-Cookie":    {"session=[REDACTED]; Path=/; HttpOnly"},
+		"X-Api-Key":     {"[REDACTED]"},
 		"Accept":        {"application/json"},
 	}
 	if diff := cmp.Diff(want, ev.Header); diff != "" {
@@ -77,8 +79,8 @@ func TestRedactEventHeaders(t *testing.T) {
 	if diff := cmp.Diff(orig, h); diff != "" {
 		t.Errorf("the caller's header map was modified (-want +got):\n%s", diff)
 	}
-	if got, want := string(ev.Body.Data), "[REDACTED] dark"; got != want {
-		t.Errorf("body = %q, want %q (the bearer credential is a learned secret; short cookie values are not)", got, want)
+	if got, want := string(ev.Body.Data), "[REDACTED] dark [REDACTED]"; got != want {
+		t.Errorf("body = %q, want %q (the bearer credential and the API key are learned secrets; short cookie values are not)", got, want)
 	}
 	if got, want := ev.URL, "/x?token=[REDACTED]"; got != want {
 		t.Errorf("url = %q, want %q", got, want)

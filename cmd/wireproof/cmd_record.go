@@ -65,7 +65,7 @@ the NDJSON of a stdio protocol (a provider process speaking JSON-RPC 2.0, for
 example): put wireproof in front of such a process where its parent starts it.
 The lines pass through unchanged. --upstream may then be left out.
 
-Credentials (Authorization, cookies, token and ticket fields) and every
+Credentials (Authorization, X-Api-Key, cookies, token and ticket fields) and every
 --redact string are replaced by [REDACTED] before anything is written. The
 token fields are the OAuth ones (access_token, refresh_token, id_token,
 subject_token, token) and T3's (wsTicket, ticket, desktopBootstrapToken);
