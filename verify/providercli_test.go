@@ -102,7 +102,9 @@ func TestProviderCLIScenarios(t *testing.T) {
 		t.Run(string(sc), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			var key string
-			res := runOnce(t, verify.Options{Scenario: sc, ProviderCLI: cli, Timeout: cliTimeout, OutDir: out,
+			// The workspace is kept, so that the CLI's private home (its
+			// config, transcripts and temporary files) is searched too.
+			res := runOnce(t, verify.Options{Scenario: sc, ProviderCLI: cli, Timeout: cliTimeout, OutDir: out, KeepWorkspace: true,
 				Hooks: &verify.Hooks{Secret: func(s string) {
 					if strings.HasPrefix(s, "sk-ant-") {
 						key = s
@@ -148,7 +150,12 @@ func TestProviderCLIScenarios(t *testing.T) {
 				t.Fatal("the run reported no API key")
 			}
 			// The key is in no file of the output, in any spelling: the
-			// bundle's is checked by runOnce; the verdict and the rest here.
+			// bundle's is checked by runOnce; the verdict and the kept
+			// workspace, the CLI's home among it, here.
+			if _, err := os.Stat(filepath.Join(res.Workspace, "provider-home", ".claude")); err != nil {
+				t.Errorf("the CLI's private home: %v", err)
+			}
+			homeFiles := 0
 			_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
 				if err != nil || d.IsDir() || strings.HasSuffix(path, ".zst") {
 					return err
@@ -159,8 +166,14 @@ func TestProviderCLIScenarios(t *testing.T) {
 					return nil
 				}
 				checkSecretSpellings(t, b, key)
+				if strings.Contains(path, "provider-home") {
+					homeFiles++
+				}
 				return nil
 			})
+			if homeFiles == 0 {
+				t.Error("no file of the CLI's home was searched")
+			}
 		})
 	}
 }
