@@ -202,3 +202,35 @@ func TestLegacyGarbageAfterTrailer(t *testing.T) {
 		t.Fatalf("format 1 bundle with garbage after it: err %v (%T), truncated %v; want a *DamagedError", res.err, res.err, res.truncated)
 	}
 }
+
+// TestLinesAcrossFrames: messages larger than a frame (the Writer ends one
+// every frameMax bytes) come back byte-exact, a huge JSON payload (written
+// without a copy) and a huge text one alike; cut in the middle, the bundle
+// is truncated with the events before them.
+func TestLinesAcrossFrames(t *testing.T) {
+	jsonBody := append(append([]byte(`{"items":[`), bytes.Repeat([]byte(`"abcdefghij",`), (frameMax+frameMax/2)/13)...), `"z"]}`...)
+	text := bytes.Repeat([]byte("text that is long "), 2*frameMax/18+7)
+	events := []Event{
+		{Kind: KindMark, Name: "phase", Body: Text([]byte(`{"phase":"running"}`))},
+		{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Type: TypeText, Body: Text(jsonBody)},
+		{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Type: TypeText, Body: Text(text)},
+		{Kind: KindMark, Name: "phase", Body: Text([]byte(`{"phase":"done"}`))},
+	}
+	data := writeBundle(t, events, true)
+	res := readBytes(data)
+	if res.err != nil || res.truncated || len(res.events) != len(events) {
+		t.Fatalf("err %v, truncated %v, %d events; want %d verified", res.err, res.truncated, len(res.events), len(events))
+	}
+	for i := range events {
+		if !bytes.Equal(res.events[i].Body.Data, events[i].Body.Data) {
+			t.Errorf("event %d: %d bytes back for %d written", i, len(res.events[i].Body.Data), len(events[i].Body.Data))
+		}
+	}
+	if n := bytes.Count(data, skippableMagic); n < 4 {
+		t.Errorf("%d checkpoints: the big messages did not span frames", n)
+	}
+	cut := readBytes(data[:len(data)/2])
+	if cut.err != nil || !cut.truncated || len(cut.events) < 1 || len(cut.events) > 2 {
+		t.Errorf("cut in half: err %v, truncated %v, %d events", cut.err, cut.truncated, len(cut.events))
+	}
+}
