@@ -60,6 +60,7 @@ type Conn struct {
 
 // Frame is one recorded WebSocket message.
 type Frame struct {
+	Seq    uint64 // the message's event in the bundle
 	T      int64
 	Dir    bundle.Dir
 	Binary bool
@@ -134,7 +135,7 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 			rec.Conns = append(rec.Conns, c)
 		case bundle.KindWSMessage:
 			if c := conns[ev.Conn]; c != nil {
-				c.Frames = append(c.Frames, Frame{T: ev.T, Dir: ev.Dir, Binary: ev.Type == bundle.TypeBinary, Data: slices.Clone(ev.Body.Data)})
+				c.Frames = append(c.Frames, Frame{Seq: ev.Seq, T: ev.T, Dir: ev.Dir, Binary: ev.Type == bundle.TypeBinary, Data: slices.Clone(ev.Body.Data)})
 			}
 		case bundle.KindWSClose:
 			if c := conns[ev.Conn]; c != nil {

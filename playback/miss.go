@@ -1,10 +1,11 @@
 package playback
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/internal/scrub"
 )
@@ -23,8 +24,10 @@ type Miss struct {
 	// has none of its kind; ClosestSeq is its seq in the bundle.
 	Closest    string `json:"closest,omitempty"`
 	ClosestSeq uint64 `json:"closestSeq,omitempty"`
-	// Diff is how the candidate differs (-recorded +client), ids, loopback
-	// ports and times aside.
+	// Diff says where the client's request first differs from the
+	// candidate, in plain words ("body.threadId: recorded "t-1", client
+	// sent "t-2" (and 2 more differences)"), ids, loopback ports and times
+	// aside when something else differs.
 	Diff string `json:"diff,omitempty"`
 	// Reason says why the closest candidate was not served when the diff
 	// alone does not (an id bound to another value, every match played).
@@ -48,25 +51,185 @@ func (m Miss) String() string {
 		fmt.Fprintf(&b, "; %s", m.Reason)
 	}
 	if m.Diff != "" {
-		fmt.Fprintf(&b, "\ndiff (-recorded +client):\n%s", m.Diff)
+		fmt.Fprintf(&b, "; first difference: %s", m.Diff)
 	}
 	return b.String()
 }
 
-// scrubStrings compares strings as diff does: ids, loopback ports and the
-// redaction marker aside.
-var scrubStrings = cmp.Transformer("scrub", func(s string) string {
+// explain says in plain words where a live value first differs from the
+// recorded one: "body.threadId: recorded "t-1", client "t-2"", with how
+// many other places differ. Differences in ids, loopback ports, times and
+// redacted credentials (what differs between two good runs, internal/scrub)
+// are passed over when another one exists.
+func explain(rec, live any) string {
+	var all, real []difference
+	walkDiff("", rec, live, &all)
+	for _, d := range all {
+		if !d.scrubbed {
+			real = append(real, d)
+		}
+	}
+	ds := real
+	if len(ds) == 0 {
+		ds = all
+	}
+	if len(ds) == 0 {
+		return ""
+	}
+	text := ds[0].String()
+	if n := len(ds) - 1; n == 1 {
+		text += " (and 1 more difference)"
+	} else if n > 1 {
+		text += fmt.Sprintf(" (and %d more differences)", n)
+	}
+	return text
+}
+
+// difference is one place where a live value differs from the recorded one.
+type difference struct {
+	path      string // "body.params[0].id"; "" for the value itself
+	rec, live string // the two values as text; "" for absent
+	// scrubbed: equal once ids, ports, times and redaction are scrubbed.
+	scrubbed bool
+}
+
+func (d difference) String() string {
+	where := d.path
+	if where == "" {
+		where = "the value"
+	}
+	switch {
+	case d.rec == "":
+		return fmt.Sprintf("%s: not recorded, client sent %s", where, d.live)
+	case d.live == "":
+		return fmt.Sprintf("%s: recorded %s, client sent none", where, d.rec)
+	}
+	return fmt.Sprintf("%s: recorded %s, client sent %s", where, d.rec, d.live)
+}
+
+// walkDiff appends the differences between rec and live (values as
+// matching decodes them: request, JSON values, forms, strings) in a stable
+// order: struct fields as declared, object keys sorted, array elements in
+// order.
+func walkDiff(path string, rec, live any, out *[]difference) {
+	switch r := rec.(type) {
+	case request:
+		l, ok := live.(request)
+		if !ok {
+			break
+		}
+		if r.Method != l.Method {
+			*out = append(*out, difference{path: "method", rec: r.Method, live: l.Method})
+		}
+		walkDiff("path", r.Path, l.Path, out)
+		walkDiff("query", r.Query, l.Query, out)
+		walkDiff("body", r.Body, l.Body, out)
+		return
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range r {
+			keys[k] = true
+		}
+		for k := range l {
+			keys[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			rv, rok := r[k]
+			lv, lok := l[k]
+			sub := joinPath(path, k)
+			switch {
+			case !rok:
+				*out = append(*out, difference{path: sub, live: show(lv)})
+			case !lok:
+				*out = append(*out, difference{path: sub, rec: show(rv)})
+			default:
+				walkDiff(sub, rv, lv, out)
+			}
+		}
+		return
+	case []any:
+		l, ok := live.([]any)
+		if !ok {
+			break
+		}
+		for i := range max(len(r), len(l)) {
+			sub := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(r):
+				*out = append(*out, difference{path: sub, live: show(l[i])})
+			case i >= len(l):
+				*out = append(*out, difference{path: sub, rec: show(r[i])})
+			default:
+				walkDiff(sub, r[i], l[i], out)
+			}
+		}
+		return
+	}
+	if rec == nil && live == nil || scalar(rec) && scalar(live) && equalScalar(rec, live) {
+		return
+	}
+	d := difference{path: path, rec: show(rec), live: show(live)}
+	if rs, ok := rec.(string); ok {
+		if ls, ok := live.(string); ok && scrubString(rs) == scrubString(ls) {
+			d.scrubbed = true
+		}
+	}
+	*out = append(*out, d)
+}
+
+// scalar reports whether v is a JSON scalar (comparable with ==).
+func scalar(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, json.Number, float64:
+		return true
+	}
+	return false
+}
+
+// joinPath adds an object key to a path: a dot before a plain name, the
+// key quoted in brackets otherwise.
+func joinPath(path, key string) string {
+	plain := key != ""
+	for _, r := range key {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case !plain:
+		return fmt.Sprintf("%s[%q]", path, key)
+	case path == "":
+		return key
+	}
+	return path + "." + key
+}
+
+// show is a value as a person reads it in a miss: strings quoted, JSON
+// values as JSON, cut to one line.
+func show(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return oneLine(fmt.Sprintf("%q", x), 120)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return oneLine(fmt.Sprint(v), 120)
+	}
+	return oneLine(string(b), 120)
+}
+
+// scrubString is a string as diff compares it: ids, loopback ports, times
+// and the redaction marker aside.
+func scrubString(s string) string {
 	s = strings.ReplaceAll(s, redacted, "<REDACTED>")
 	return scrub.Time.ReplaceAllString(scrub.Text(s, ""), "<TIME>")
-})
-
-// explain is the go-cmp diff of a recorded and a live value with ids,
-// ports and times blanked; if they differ only there, the plain diff.
-func explain(rec, live any) string {
-	if d := cmp.Diff(rec, live, scrubStrings); d != "" {
-		return d
-	}
-	return cmp.Diff(rec, live)
 }
 
 // Unplayed is a recorded request that was never played.

@@ -2,6 +2,7 @@ package playback
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 
 	"github.com/wireproof/wireproof/bundle"
@@ -25,6 +26,7 @@ func (p protocol) String() string {
 // hold several: an array, or ndjson lines), or a whole frame of another
 // protocol.
 type wireMsg struct {
+	Seq    uint64 // of the frame that carried it (a frame may carry several)
 	T      int64
 	Dir    bundle.Dir
 	Binary bool
@@ -61,7 +63,7 @@ func (s *script) again() *script {
 // call is one recorded RPC call: the client's request and the server's
 // replies to it.
 type call struct {
-	seq     uint64 // the conn's open event: messages have no seq of their own
+	seq     uint64 // the event of the frame that carried the request
 	T       int64
 	method  string
 	payload json.RawMessage
@@ -151,7 +153,7 @@ func newScript(c *Conn) *script {
 	effect, jsonrpc := 0, 0
 	for _, f := range c.Frames {
 		if f.Binary {
-			s.msgs = append(s.msgs, wireMsg{T: f.T, Dir: f.Dir, Binary: true, Raw: f.Data})
+			s.msgs = append(s.msgs, wireMsg{Seq: f.Seq, T: f.T, Dir: f.Dir, Binary: true, Raw: f.Data})
 			continue
 		}
 		d := 0
@@ -159,7 +161,7 @@ func newScript(c *Conn) *script {
 			d = 1
 		}
 		for _, raw := range splitFrame(f.Data, s.ndjson, &bufs[d]) {
-			w := wireMsg{T: f.T, Dir: f.Dir, Raw: raw}
+			w := wireMsg{Seq: f.Seq, T: f.T, Dir: f.Dir, Raw: raw}
 			var env envelope
 			if m, err := effectrpc.DecodeMessage(raw); err == nil {
 				w.Msg, w.RPC = m, true
@@ -207,7 +209,7 @@ func (s *script) buildCalls() {
 			}
 			switch w.Msg.Tag {
 			case effectrpc.TagRequest:
-				c := &call{seq: s.conn.Seq, T: w.T, method: w.Msg.Method, payload: w.Msg.Payload}
+				c := &call{seq: cmp.Or(w.Seq, s.conn.Seq), T: w.T, method: w.Msg.Method, payload: w.Msg.Payload}
 				open[w.Msg.Key()] = c
 				s.calls = append(s.calls, c)
 				s.reqs = append(s.reqs, rpcRequest(c.method, c.payload))

@@ -2,6 +2,7 @@ package playback
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -272,7 +273,7 @@ func (s *session) compareRaw(k int, m wireMsg, got []byte) {
 	s.p.addMiss(Miss{
 		Kind:    "message",
 		Request: oneLine(string(got), 200),
-		Closest: "message " + itoa(k+1) + " of " + s.sc.conn.ID + ": " + oneLine(string(m.Raw), 200), ClosestSeq: s.sc.conn.Seq,
+		Closest: "message " + itoa(k+1) + " of " + s.sc.conn.ID + ": " + oneLine(string(m.Raw), 200), ClosestSeq: cmp.Or(m.Seq, s.sc.conn.Seq),
 		Diff: explain(rec.Body, live.Body),
 	})
 }

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -347,5 +349,51 @@ func TestReconnectKeepsPlayed(t *testing.T) {
 	}
 	if rep.Played != 4 || rep.Repeated != 5 {
 		t.Errorf("played %d, repeated %d; want 4 played (one connection, three calls) and 5 repeated (two reconnects, three calls again)", rep.Played, rep.Repeated)
+	}
+}
+
+// TestUnplayedCallsHaveTheirSeqs: the recorded calls a client never made are
+// listed each with the seq of the message that carried its request, not the
+// connection's.
+func TestUnplayedCallsHaveTheirSeqs(t *testing.T) {
+	path := recordSession(t, effectServer(t, false), func(base string) {
+		c := dialRPC(t, base, false)
+		driveEffect(t, c, [3]string{`"1"`, `"2"`, `"3"`}, t3.NewUUID(), false)
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []uint64
+	for ev, err := range r.Events(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == bundle.KindWSMessage && ev.Dir == bundle.DirClientToServer && bytes.Contains(ev.Body.Data, []byte(`"_tag":"Request"`)) {
+			want = append(want, ev.Seq)
+		}
+	}
+	r.Close()
+	if len(want) != 3 {
+		t.Fatalf("the recording has %d requests, want 3", len(want))
+	}
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	c := dialRPC(t, srv.URL, false)
+	c.send(`{"_tag":"Ping"}`)
+	c.expect(effectrpc.TagPong, "")
+	c.c.Close(websocket.StatusNormalClosure, "")
+	rep, err := srv.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	for _, u := range rep.Unplayed {
+		if u.Kind == "rpc" {
+			got = append(got, u.Seq)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("never-played calls' seqs (-requests' events +report):\n%s\n%s", diff, rep.Summary())
 	}
 }
