@@ -184,7 +184,7 @@ type ConnectionError struct {
 
 func (e *ConnectionError) Error() string {
 	if e.Code >= 0 {
-		return fmt.Sprintf("t3: rpc connection closed: %d %s", e.Code, e.Reason)
+		return strings.TrimSpace(fmt.Sprintf("t3: rpc connection closed: %d %s", e.Code, e.Reason))
 	}
 	return fmt.Sprintf("t3: rpc connection ended: %v", e.Err)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay/synth"
 )
 
@@ -114,5 +115,20 @@ func TestDiffComparesEverySuite(t *testing.T) {
 	}
 	if !same.Same {
 		t.Errorf("a bundle against itself differs: %+v", same.Suites)
+	}
+}
+
+// TestCloseSummaryNoStraySpace: a close without a reason reads "1006: EOF".
+func TestCloseSummaryNoStraySpace(t *testing.T) {
+	for _, c := range []struct {
+		ev   bundle.Event
+		want string
+	}{
+		{bundle.Event{Kind: bundle.KindWSClose, Dir: bundle.DirServerToClient, Code: 1006, Err: "EOF"}, "close by s2c 1006: EOF"},
+		{bundle.Event{Kind: bundle.KindWSClose, Dir: bundle.DirClientToServer, Code: 1000, Reason: "bye"}, "close by c2s 1000 bye"},
+	} {
+		if got := Summary(&c.ev); got != c.want {
+			t.Errorf("Summary = %q, want %q", got, c.want)
+		}
 	}
 }

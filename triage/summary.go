@@ -34,11 +34,12 @@ func Summary(ev *bundle.Event) string {
 	case bundle.KindWSMessage:
 		return string(ev.Dir) + " " + payloadText(ev.Body)
 	case bundle.KindWSClose:
-		s := fmt.Sprintf("close by %s %d %s", ev.Dir, ev.Code, ev.Reason)
+		// No reason, no space: "close by s2c 1006: EOF".
+		s := strings.TrimSpace(fmt.Sprintf("close by %s %d %s", ev.Dir, ev.Code, ev.Reason))
 		if ev.Err != "" {
 			s += ": " + ev.Err
 		}
-		return strings.TrimSpace(s)
+		return s
 	case bundle.KindGateRequest:
 		return ev.Method + " " + ev.URL
 	case bundle.KindGateRelease:

@@ -31,7 +31,7 @@ type Timeline struct {
 	// events before the cut are all here.
 	Truncated       bool
 	TruncatedReason string
-	Events          uint64 // events read after the header, as inspect counts them
+	Events          uint64 // the bundle's events, the header included (the trailer's count)
 
 	Entries   []Entry // every event, one line each, for the swimlane
 	HTTP      []*HTTPExchange

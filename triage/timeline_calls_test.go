@@ -198,8 +198,8 @@ func TestTapEndsCutOffCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := load(t, path, nil)
-	if !tl.Truncated || tl.Events != last.Seq {
-		t.Fatalf("truncated %v after %d events, want true after %d", tl.Truncated, tl.Events, last.Seq)
+	if !tl.Truncated || tl.Events != last.Seq+1 {
+		t.Fatalf("truncated %v after %d events, want true after %d (the header included)", tl.Truncated, tl.Events, last.Seq+1)
 	}
 	cut := 0
 	for _, c := range tl.Calls {

@@ -54,7 +54,9 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 	tl := b.tl
 	tl.Replayed, tl.Recorded = res, res.Recorded
 	tl.Truncated, tl.TruncatedReason = res.Truncated, res.TruncatedReason
-	tl.Events = b.cur.Seq // the header is seq 0: inspect and Writer.Count do not count it either
+	// Every line before the trailer, the header (seq 0) included, as the
+	// trailer, replay, index and view count them.
+	tl.Events = b.cur.Seq + 1
 	b.finishFlags()
 	return tl, nil
 }

@@ -56,8 +56,8 @@ func TestLoadLiveBundle(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("timeline (-want +got):\n%s", diff)
 	}
-	if n := uint64(len(tl.Entries)); n != tl.Events+1 { // the header has an entry but is no event
-		t.Errorf("%d entries for %d events and the header", n, tl.Events)
+	if n := uint64(len(tl.Entries)); n != tl.Events { // the header has an entry, and is counted
+		t.Errorf("%d entries for %d events, the header included", n, tl.Events)
 	}
 	for i, e := range tl.Entries {
 		if e.Seq != uint64(i) {

@@ -43,6 +43,9 @@ func TestWorkingTreePatchOptIn(t *testing.T) {
 			t.Fatal(err)
 		}
 		hdr, events := readBundle(t, res.Bundle)
+		if res.Events != uint64(len(events))+1 {
+			t.Errorf("verify counts %d events, the bundle holds %d and its header", res.Events, len(events))
+		}
 		if !hdr.Manifest.Dirty {
 			t.Errorf("keep %v: the manifest does not say the tree is dirty", keep)
 		}

@@ -211,7 +211,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	verdict := live.Verdict()
 	vb, _ := json.Marshal(verdict)
 	r.emit(&bundle.Event{Kind: bundle.KindVerdict, Body: bundle.Text(vb)})
-	res.Events = w.Count()
+	res.Events = w.Count() + 1 // the header included, as the trailer, replay and view count
 	if err := rec.Close(); err != nil {
 		return nil, outputErr(res.Bundle, err)
 	}

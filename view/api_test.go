@@ -647,3 +647,21 @@ func TestAPIBothSidesClose(t *testing.T) {
 		t.Errorf("span %+v: want both closes in words, ending at seq 4 with its message", got)
 	}
 }
+
+// TestResolveFollowsLinkedDirectory: a directory given through a symbolic
+// link lists its bundles, named by the link.
+func TestResolveFollowsLinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(goldenLive, "idle.zst"), filepath.Join(dir, "real", "idle-1.zst"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "real"), link); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := Resolve([]string{link}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 1 || srcs[0].Path != filepath.Join(link, "idle-1.zst") {
+		t.Errorf("sources %+v, want the bundle under the link", srcs)
+	}
+}

@@ -608,6 +608,7 @@ func newBundleSummary(path string, compressed int64, r *bundle.Reader) *bundleSu
 		header:       r.Header(),
 		kinds:        map[bundle.Kind]int{},
 		conns:        map[string]*connSummary{},
+		events:       1, // the header: events are counted as the trailer counts them
 	}
 }
 

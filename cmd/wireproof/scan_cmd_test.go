@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,5 +86,50 @@ func copyTestFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReplayFollowsLinkedDirectory: a directory given through a symbolic
+// link is replayed like the directory.
+func TestReplayFollowsLinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	os.Mkdir(real, 0o755)
+	copyTestFile(t, golden+"/idle.zst", filepath.Join(real, "idle.zst"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	out, err := replayOut(t, replayOptions{}, link)
+	if code := exitCode(err, false); code != exitOK || !strings.Contains(out, "PASS  idle  "+filepath.Join(link, "idle.zst")) {
+		t.Errorf("replay of a linked directory: exit %d\n%s", code, out)
+	}
+}
+
+// TestEventCountsAgree: inspect, the report, replay --json and index count
+// a bundle's events alike: the header included, as its trailer does.
+func TestEventCountsAgree(t *testing.T) {
+	path := golden + "/idle.zst"
+	c, err := bundle.ReadFile(path, nil)
+	if err != nil || c.Trailer == nil {
+		t.Fatalf("reading %s: %v (trailer %v)", path, err, c != nil && c.Trailer != nil)
+	}
+	want := strconv.FormatUint(c.Trailer.Events, 10)
+	_, out, _ := runCLI(t, "inspect", path)
+	if !strings.Contains(out, "\nevents      "+want+"\n") {
+		t.Errorf("inspect does not count %s events:\n%s", want, out)
+	}
+	js, _ := replayOut(t, replayOptions{JSON: true}, path)
+	if !strings.Contains(js, `"events":`+want) {
+		t.Errorf("replay --json does not count %s events:\n%s", want, js)
+	}
+	_, idx, _ := runCLI(t, "index", path)
+	if !strings.Contains(idx, `"events":`+want) {
+		t.Errorf("index does not count %s events:\n%s", want, idx)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	runCLI(t, "report", "-o", html, path)
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "Timeline ("+want+" events)") {
+		t.Errorf("the report does not count %s events", want)
 	}
 }

@@ -138,3 +138,37 @@ func TestLocalBundles(t *testing.T) {
 		t.Errorf("empty dir: err = %v, want *NoBundlesError", err)
 	}
 }
+
+// TestLocalBundlesFollowLinks: a directory given through a symbolic link is
+// listed, links to directories inside are followed (each real directory
+// once, so a link back up is no loop), names are the link's.
+func TestLocalBundlesFollowLinks(t *testing.T) {
+	base := t.TempDir()
+	runs, other := filepath.Join(base, "runs"), filepath.Join(base, "other")
+	os.MkdirAll(runs, 0o755)
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(runs, "a.zst"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(other, "b.zst"), []byte("x"), 0o644)
+	link := filepath.Join(base, "link")
+	for _, l := range [][2]string{{runs, link}, {other, filepath.Join(runs, "more")}, {runs, filepath.Join(runs, "up")}, {filepath.Join(base, "gone"), filepath.Join(runs, "dangling")}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := NewLocation(link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Bundles(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Rel+" "+e.Name)
+	}
+	want := []string{"a.zst " + filepath.Join(link, "a.zst"), "more/b.zst " + filepath.Join(link, "more", "b.zst")}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("bundles (-want +got):\n%s", diff)
+	}
+}

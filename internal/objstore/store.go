@@ -105,25 +105,7 @@ func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
 		return []Entry{{Name: l.arg, Rel: filepath.Base(l.arg), Size: info.Size()}}, nil
 	}
 	var found []Entry
-	err = filepath.WalkDir(l.arg, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != l.arg && strings.HasSuffix(d.Name(), WorkspaceExt) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), BundleExt) {
-			return nil
-		}
-		rel, _ := filepath.Rel(l.arg, p)
-		var size int64
-		if fi, err := d.Info(); err == nil {
-			size = fi.Size()
-		}
-		found = append(found, Entry{Name: p, Rel: filepath.ToSlash(rel), Size: size})
-		return nil
-	})
-	if err != nil {
+	if err := walkBundles(l.arg, ".", map[string]bool{}, &found); err != nil {
 		return nil, fmt.Errorf("walk %s: %w", l.arg, err)
 	}
 	if len(found) == 0 {
@@ -131,6 +113,47 @@ func (l *Location) Bundles(ctx context.Context) ([]Entry, error) {
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Rel < found[j].Rel })
 	return found, nil
+}
+
+// walkBundles adds the bundles under dir (shown as dir, rel to the listed
+// root) to found. A symbolic link to a directory is followed, the root
+// included, each real directory once (a link back up is no loop).
+func walkBundles(dir, rel string, seen map[string]bool, found *[]Entry) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if seen[real] {
+		return nil
+	}
+	seen[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		p, r := filepath.Join(dir, d.Name()), filepath.Join(rel, d.Name())
+		info, err := os.Stat(p) // follows a link
+		if err != nil {
+			if d.Type()&fs.ModeSymlink != 0 {
+				continue // a dangling link is nothing to list
+			}
+			return err
+		}
+		if info.IsDir() {
+			if strings.HasSuffix(d.Name(), WorkspaceExt) {
+				continue
+			}
+			if err := walkBundles(p, r, seen, found); err != nil {
+				return err
+			}
+			continue
+		}
+		if strings.HasSuffix(d.Name(), BundleExt) && info.Mode().IsRegular() {
+			*found = append(*found, Entry{Name: p, Rel: filepath.ToSlash(r), Size: info.Size()})
+		}
+	}
+	return nil
 }
 
 func (l *Location) remoteBundles(ctx context.Context) ([]Entry, error) {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/wireproof/wireproof/bundle"
 )
@@ -183,7 +184,7 @@ func (c *Correlator) Feed(ev *bundle.Event) {
 		if w := c.conns[ev.Conn]; w != nil {
 			why := "the socket closed"
 			if ev.Code != 0 {
-				why = fmt.Sprintf("the socket closed (%d %s)", ev.Code, ev.Reason)
+				why = "the socket closed (" + strings.TrimSpace(fmt.Sprintf("%d %s", ev.Code, ev.Reason)) + ")"
 			}
 			if ev.Err != "" {
 				why += ": " + ev.Err

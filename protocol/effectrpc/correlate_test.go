@@ -138,7 +138,7 @@ func TestCorrelator(t *testing.T) {
 		{
 			name:   "calls open when the socket closes have an unknown outcome",
 			frames: []frame{"open /ws", req("0", "s"), "close"},
-			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006 )"},
+			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006)"},
 		},
 		{
 			name: "the server still answers after the client closed its side",
@@ -151,13 +151,13 @@ func TestCorrelator(t *testing.T) {
 			// interrupted, not at the end of the bundle.
 			name:   "an interrupted call the server never answers ends at the client's close",
 			frames: []frame{"open /ws", req("0", "s"), req("1", "g"), `>{"_tag":"Interrupt","requestId":0}`, "client-close", `<{"_tag":"Pong"}`},
-			want: []string{"@5 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1000 ) and the bundle ended",
-				"@6 g#1 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},
+			want: []string{"@5 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1000) and the bundle ended",
+				"@6 g#1 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000) and the bundle ended"},
 		},
 		{
 			name:   "an interrupted call the server closes on ends there, as interrupted",
 			frames: []frame{"open /ws", req("0", "s"), `>{"_tag":"Interrupt","requestId":0}`, "close"},
-			want:   []string{"@4 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1006 )"},
+			want:   []string{"@4 s#0 interrupted chunks=0 acks=0 interrupted=true reason=the client interrupted it and no Exit came before the socket closed (1006)"},
 		},
 		{
 			name: "an Interrupt that crossed its call's Exit is not an error",
@@ -169,7 +169,7 @@ func TestCorrelator(t *testing.T) {
 			name: "server messages recorded after the socket closed are late, not errors",
 			frames: []frame{"open /ws", req("0", "s"), "close", `<{"_tag":"Chunk","requestId":0,"values":[1]}`,
 				`<{"_tag":"Exit","requestId":0,"exit":{"_tag":"Success","value":null}}`},
-			want: []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006 )"},
+			want: []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1006)"},
 		},
 		{
 			name: "a Chunk after its call's own Exit is an error",
@@ -180,7 +180,7 @@ func TestCorrelator(t *testing.T) {
 		{
 			name:   "calls left open after the client closed end with the bundle",
 			frames: []frame{"open /ws", req("0", "s"), "client-close"},
-			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000 ) and the bundle ended"},
+			want:   []string{"@3 s#0 unknown chunks=0 acks=0 interrupted=false reason=the socket closed (1000) and the bundle ended"},
 		},
 		{
 			name:   "calls open at the end of the bundle have an unknown outcome",
