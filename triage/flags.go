@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/wireproof/wireproof/internal/filter"
+	"github.com/wireproof/wireproof/replay"
 )
 
 // Flag is one thing in a bundle that went wrong, whichever check it
@@ -49,18 +50,7 @@ func (b *builder) finishFlags() {
 	for _, e := range tl.RPCErrors {
 		b.flag(e.Seq, e.T, filter.FlagDecode, e.Conn, e.Summary)
 	}
-	if res := tl.Replayed; res != nil {
-		seen := map[uint64]bool{}
-		for _, s := range res.Verdict.Suites {
-			if f := s.Failure; f != nil && !seen[f.Seq] {
-				seen[f.Seq] = true
-				b.flag(f.Seq, f.T, filter.FlagConformance, "", s.Suite+": "+f.Check+": "+f.Message)
-			}
-		}
-		if f := res.Verdict.Failure; f != nil && !seen[f.Seq] {
-			b.flag(f.Seq, f.T, filter.FlagConformance, "", f.Check+": "+f.Message)
-		}
-	}
+	tl.Flags = append(tl.Flags, CheckFlags(tl.Replayed)...)
 	slices.SortStableFunc(tl.Flags, func(a, b Flag) int { return cmp.Compare(a.Seq, b.Seq) })
 	tl.flagsAt = map[uint64][]string{}
 	for _, f := range tl.Flags {
@@ -84,4 +74,24 @@ func (b *builder) noteCall(seq uint64, rc *RPCCall) {
 	if !slices.Contains(b.tl.callsAt[seq], rc) {
 		b.tl.callsAt[seq] = append(b.tl.callsAt[seq], rc)
 	}
+}
+
+// CheckFlags are the conformance flags of a replay: the event each failing
+// suite's check was decided at.
+func CheckFlags(res *replay.Result) []Flag {
+	if res == nil {
+		return nil
+	}
+	var out []Flag
+	seen := map[uint64]bool{}
+	for _, s := range res.Verdict.Suites {
+		if f := s.Failure; f != nil && !seen[f.Seq] {
+			seen[f.Seq] = true
+			out = append(out, Flag{Seq: f.Seq, T: f.T, Kind: filter.FlagConformance, What: s.Suite + ": " + f.Check + ": " + f.Message})
+		}
+	}
+	if f := res.Verdict.Failure; f != nil && !seen[f.Seq] {
+		out = append(out, Flag{Seq: f.Seq, T: f.T, Kind: filter.FlagConformance, What: f.Check + ": " + f.Message})
+	}
+	return out
 }

@@ -70,13 +70,13 @@ type builder struct {
 	ws         map[string]*WSConn
 	calls      map[*effectrpc.Call]*RPCCall
 	pcalls     map[*protocol.Call]*RPCCall
-	flags      *filter.Tracker // the flags events carry by themselves
+	flags      filter.Flagger // the flags events carry by themselves
 }
 
 func newBuilder(opts *Options) *builder {
 	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
 		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*effectrpc.Call]*RPCCall{},
-		pcalls: map[*protocol.Call]*RPCCall{}, flags: filter.NewTracker()}
+		pcalls: map[*protocol.Call]*RPCCall{}}
 	if opts != nil {
 		if opts.MaxBody > 0 {
 			b.maxBody = opts.MaxBody
@@ -119,7 +119,6 @@ func (b *builder) add(ev *bundle.Event) {
 	e := Entry{Seq: ev.Seq, T: ev.T, Kind: ev.Kind, Conn: ev.Conn, Lane: laneOf(ev.Kind)}
 	e.Summary = clipLine(b.summary(ev), b.maxSummary)
 	tl.Entries = append(tl.Entries, e)
-	b.flags.Subject(ev)
 	if k, why := b.flags.Flag(ev); k != "" {
 		b.flag(ev.Seq, ev.T, k, ev.Conn, why+": "+e.Summary)
 	}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/filter"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/triage"
 )
@@ -141,15 +143,35 @@ type Filter struct {
 	Method  string // an RPC method or an HTTP method
 	Status  string // an HTTP status ("404") or class ("4xx") of the event's exchange
 	Outcome string // the outcome of a call the event belongs to
-	Text    string // case-insensitive, in the summary, RPC label, kind and connection
+	// Q is a filter expression (docs/filter.md), the language of `inspect
+	// --filter`: a bare word searches the summary, the RPC label and the
+	// payload; operators select by kind, body, status, JSON path, flags...
+	Q string
+
+	expr *filter.Expr
 }
 
-func filterOf(q url.Values) Filter {
-	return Filter{Kind: q.Get("kind"), Conn: q.Get("conn"), Method: q.Get("method"), Status: q.Get("status"),
-		Outcome: q.Get("outcome"), Text: strings.ToLower(strings.TrimSpace(q.Get("q")))}
+func filterOf(q url.Values) (Filter, error) {
+	f := Filter{Kind: q.Get("kind"), Conn: q.Get("conn"), Method: q.Get("method"), Status: q.Get("status"),
+		Outcome: q.Get("outcome"), Q: strings.TrimSpace(q.Get("q"))}
+	if f.Q != "" {
+		e, err := filter.Parse(f.Q)
+		if err != nil {
+			return f, errBadRequest{err.Error()}
+		}
+		f.expr = e
+	}
+	return f, nil
 }
 
-func (f Filter) empty() bool { return f == Filter{} }
+func (f Filter) empty() bool {
+	return f.Kind == "" && f.Conn == "" && f.Method == "" && f.Status == "" && f.Outcome == "" && f.Q == ""
+}
+
+// key identifies the filter, for the cache of the last one's matches.
+func (f Filter) key() string {
+	return strings.Join([]string{f.Kind, f.Conn, f.Method, f.Status, f.Outcome, f.Q}, "\x00")
+}
 
 func (f Filter) match(ix *Index, e *Event) bool {
 	if f.Kind != "" && e.Kind != f.Kind && !strings.HasPrefix(e.Kind, f.Kind+".") {
@@ -183,35 +205,112 @@ func (f Filter) match(ix *Index, e *Event) bool {
 	if f.Outcome != "" && !slices.ContainsFunc(e.Calls, func(c int32) bool { return ix.Calls[c].Outcome == f.Outcome }) {
 		return false
 	}
-	if f.Text != "" {
-		hay := strings.ToLower(e.Summary + " " + e.RPC + " " + e.Kind + " " + e.Conn)
-		if !strings.Contains(hay, f.Text) {
-			return false
-		}
-	}
 	return true
 }
 
 // matches returns the positions of the events f matches (nil: all of them).
 // The last filter's matches are kept, so scrolling through one costs nothing.
-func (o *opened) matches(f Filter) []int32 {
+func (o *opened) matches(ctx context.Context, f Filter) ([]int32, error) {
 	if f.empty() {
-		return nil
+		return nil, nil
 	}
-	key, _ := json.Marshal(f)
+	key := f.key()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if string(key) == o.filter {
-		return o.match
+	if key == o.filter {
+		return o.match, nil
 	}
 	m := []int32{}
-	for i := range o.ix.Events {
-		if f.match(o.ix, &o.ix.Events[i]) {
+	var err error
+	if f.expr == nil {
+		for i := range o.ix.Events {
+			if f.match(o.ix, &o.ix.Events[i]) {
+				m = append(m, int32(i))
+			}
+		}
+	} else if m, err = o.search(ctx, f); err != nil {
+		return nil, err
+	}
+	o.filter, o.match = key, m
+	return m, nil
+}
+
+// search evaluates f's expression over every event with its decoded
+// content: the index holds no payloads, so the bundle is read again (the
+// payloads only when the expression reads them), each event given its
+// exchange (by the index's spans), the calls the index's decode gave it, its
+// flags and its summary.
+func (o *opened) search(ctx context.Context, f Filter) ([]int32, error) {
+	ix := o.ix
+	needs := f.expr.Needs()
+	tr := filter.NewTracker()
+	tr.Answer = func(seq uint64) (int, http.Header) {
+		i, ok := slices.BinarySearchFunc(ix.HTTP, seq, func(h HTTPSpan, s uint64) int { return cmpU(h.Seq, s) })
+		if !ok {
+			return 0, nil
+		}
+		return ix.HTTP[i].Status, nil
+	}
+	m := []int32{}
+	test := func(i int, ev *bundle.Event) {
+		e := &ix.Events[i]
+		s := tr.Subject(ev) // the tracker follows every event
+		if !f.match(ix, e) {
+			return
+		}
+		s.Summary, s.Flags = e.Summary+" "+e.RPC, e.Flags
+		for _, c := range e.Calls {
+			s.Calls = append(s.Calls, filter.Call{Method: ix.Calls[c].Method, Outcome: ix.Calls[c].Outcome})
+		}
+		if f.expr.Match(&s) {
 			m = append(m, int32(i))
 		}
 	}
-	o.filter, o.match = string(key), m
-	return m
+	if len(ix.Events) > 0 && ix.Events[0].Seq == 0 {
+		test(0, &bundle.Event{Kind: bundle.KindHeader})
+	}
+	err := scan(ctx, o.src.Path, ^uint64(0), func(_ uint64, k bundle.Kind) bool { return needs.Body }, func(ev *bundle.Event) bool {
+		i, ok := slices.BinarySearchFunc(ix.Events, ev.Seq, func(e Event, s uint64) int { return cmpU(e.Seq, s) })
+		if ok {
+			test(i, ev)
+		} else {
+			tr.Subject(ev)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// FilterCheck is GET /api/filter?q=EXPR: whether the search box's
+// expression parses, and if not where and what was expected there. It
+// answers 200 either way (the events API answers 400 to an expression that
+// does not parse), so the page checks what is typed before it searches.
+type FilterCheck struct {
+	OK       bool   `json:"ok"`
+	Error    string `json:"error,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Expected string `json:"expected,omitempty"`
+}
+
+func apiFilter(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		writeJSON(w, FilterCheck{OK: true})
+		return
+	}
+	_, err := filter.Parse(q)
+	var se *filter.SyntaxError
+	switch {
+	case err == nil:
+		writeJSON(w, FilterCheck{OK: true})
+	case errors.As(err, &se):
+		writeJSON(w, FilterCheck{Error: err.Error(), Column: se.Column, Expected: se.Expected})
+	default:
+		writeJSON(w, FilterCheck{Error: err.Error()})
+	}
 }
 
 func intParam(q url.Values, name string, def int) (int, error) {
@@ -244,7 +343,16 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit = min(limit, MaxLimit)
-	m := o.matches(filterOf(q))
+	f, err := filterOf(q)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	m, err := o.matches(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	events := o.ix.Events
 	n := len(events)
 	if m != nil {

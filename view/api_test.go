@@ -225,11 +225,7 @@ func TestRates(t *testing.T) {
 }
 
 func TestAPIBundle(t *testing.T) {
-	_, ts := newTestServer(t, goldenLive)
-	var b BundleResponse
-	if code := getJSON(t, ts.URL+"/api/bundle/idle-duplicate-notification", &b); code != 200 {
-		t.Fatalf("status %d", code)
-	}
+	b, ts := failingBundle(t)
 	f := b.Verdict.Failure
 	if f == nil || f.Check != "single-notification" || f.Seq != 138 || b.Row.Replay != replay.Reproduced {
 		t.Fatalf("verdict %+v, row %+v", b.Verdict, b.Row)

@@ -14,9 +14,12 @@
 // The pages read the same small API scripts can use; every answer is JSON.
 //
 //	GET /api/bundles                     the corpus: one row per bundle, flake rates
-//	GET /api/bundle/{id}                 verdict, manifest, spans, observations
+//	GET /api/bundle/{id}                 verdict, manifest, spans, error flags, observations
 //	GET /api/bundle/{id}/events?from=&limit=&kind=&conn=&method=&status=&outcome=&q=&around=SEQ
-//	                                     a window of the (filtered) event list
+//	                                     a window of the (filtered) event list; q is a
+//	                                     filter expression (docs/filter.md), 400 when it
+//	                                     does not parse
+//	GET /api/filter?q=EXPR               whether q parses: {ok} or {error, column, expected}
 //	GET /api/bundle/{id}/event/{seq}     one event in full (payload capped at 256 KiB)
 //	GET /api/bundle/{id}/call/{n}        one RPC call: payload, chunks, exit, cause
 //	GET /api/bundle/{id}/projection?seq=N|obs=I

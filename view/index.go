@@ -8,8 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/filter"
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
+	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -38,6 +40,8 @@ type Event struct {
 	// when none.
 	Calls    []int32 `json:"calls,omitempty"`
 	Exchange int32   `json:"exchange"`
+	// Flags are the error flags the event carries (filter.Flag* names).
+	Flags []string `json:"flags,omitempty"`
 }
 
 // HTTPSpan is one HTTP exchange on the waterfall.
@@ -133,6 +137,9 @@ type Index struct {
 	Methods []string   `json:"methods"` // RPC and HTTP methods present, sorted
 	// RPCErrors are frames the correlator could not decode.
 	RPCErrors []Point `json:"rpcErrors,omitempty"`
+	// Flags are what went wrong, in seq order: the classification triage
+	// and inspect use (internal/filter), from this one pass.
+	Flags []triage.Flag `json:"flags"`
 
 	Truncated       bool   `json:"truncated,omitempty"`
 	TruncatedReason string `json:"truncatedReason,omitempty"`
@@ -153,6 +160,7 @@ type indexer struct {
 	rpcAt int
 	rpc   []string
 	done  bool // the bundle was read: the ends the Tap makes at its end label no event
+	flags filter.Flagger
 }
 
 // bodyKinds are the kinds whose payloads the index reads: the RPC frames,
@@ -192,6 +200,43 @@ func (x *indexer) finish(last *bundle.Event, r *bundle.Reader) *Index {
 	return ix
 }
 
+// finishFlags adds the flags known once the bundle is read (calls that
+// ended badly, undecodable frames, the checks that failed in res), orders
+// them by seq and marks their events.
+func (x *indexer) finishFlags(res *replay.Result) {
+	ix := x.ix
+	for _, c := range ix.Calls {
+		k := filter.CallFlag(c.Outcome)
+		if k == "" {
+			continue
+		}
+		seq, t := c.EndSeq, c.EndT
+		if seq == 0 {
+			seq, t = c.Seq, c.T
+		}
+		what := c.Method + " #" + c.ID + " " + c.Outcome
+		if c.Reason != "" {
+			what += ": " + c.Reason
+		} else if c.Cause != "" {
+			what += ": " + c.Cause
+		}
+		ix.Flags = append(ix.Flags, triage.Flag{Seq: seq, T: t, Kind: k, Conn: c.Conn, What: clipLine(what, maxSummary)})
+	}
+	for _, p := range ix.RPCErrors {
+		ix.Flags = append(ix.Flags, triage.Flag{Seq: p.Seq, T: p.T, Kind: filter.FlagDecode, Conn: p.Conn, What: p.Label})
+	}
+	ix.Flags = append(ix.Flags, triage.CheckFlags(res)...)
+	slices.SortStableFunc(ix.Flags, func(a, b triage.Flag) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, f := range ix.Flags {
+		if i := x.eventAt(f.Seq); i >= 0 && !slices.Contains(ix.Events[i].Flags, f.Kind) {
+			ix.Events[i].Flags = append(ix.Events[i].Flags, f.Kind)
+		}
+	}
+	if ix.Flags == nil {
+		ix.Flags = []triage.Flag{}
+	}
+}
+
 func sortedSet(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -211,6 +256,9 @@ func (x *indexer) add(ev *bundle.Event, summary string) {
 	ix.Events = append(ix.Events, Event{Seq: ev.Seq, T: ev.T, Kind: string(ev.Kind), Conn: ev.Conn, Dir: string(ev.Dir),
 		Summary: clipLine(summary, maxSummary), Exchange: -1})
 	e := &ix.Events[len(ix.Events)-1]
+	if k, why := x.flags.Flag(ev); k != "" {
+		ix.Flags = append(ix.Flags, triage.Flag{Seq: ev.Seq, T: ev.T, Kind: k, Conn: ev.Conn, What: clipLine(why+": "+e.Summary, maxSummary)})
+	}
 	x.kinds[e.Kind] = true
 	x.conns[ev.Conn] = true
 	switch ev.Kind {

@@ -50,6 +50,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	x.read()
 	a.Result = sess.Result(r.Truncated(), r.TruncatedReason())
 	ix := x.finish(&last, r)
+	x.finishFlags(a.Result)
 	a.Result.Path = path
 	return a, ix, nil
 }

@@ -110,6 +110,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /api/bundle/{id}/call/{n}", s.apiCall)
 	mux.HandleFunc("GET /api/bundle/{id}/projection", s.apiProjection)
 	mux.HandleFunc("GET /api/diff", s.apiDiff)
+	mux.HandleFunc("GET /api/filter", apiFilter)
 	s.mux = mux
 }
 

@@ -15,8 +15,8 @@ type Tracker struct {
 	// bundle once knows them), so ~c and ~hs take the request's events too.
 	Answer func(requestSeq uint64) (status int, respHeader http.Header)
 
-	conns     map[string]*connInfo
-	signalled map[string]bool
+	conns map[string]*connInfo
+	flags Flagger
 }
 
 type connInfo struct {
@@ -27,7 +27,7 @@ type connInfo struct {
 
 // NewTracker returns a Tracker at the start of a bundle.
 func NewTracker() *Tracker {
-	return &Tracker{conns: map[string]*connInfo{}, signalled: map[string]bool{}}
+	return &Tracker{conns: map[string]*connInfo{}}
 }
 
 // Subject is ev with its context. The Subject holds ev's body without
@@ -52,10 +52,6 @@ func (t *Tracker) Subject(ev *bundle.Event) Subject {
 			c.status, c.respHeader = ev.Status, ev.Header
 		}
 		s.Status = ev.Status
-	case bundle.KindProcSignal:
-		t.signalled[ev.Conn] = true
-	case bundle.KindProcStart:
-		delete(t.signalled, ev.Conn)
 	}
 	if c := t.conns[ev.Conn]; c != nil && ev.Conn != "" {
 		if s.URL == "" {
@@ -72,7 +68,7 @@ func (t *Tracker) Subject(ev *bundle.Event) Subject {
 	if ev.Kind == bundle.KindGateRelease {
 		s.Status = ev.Status
 	}
-	if f, _ := eventFlag(ev, t.signalled[ev.Conn]); f != "" {
+	if f, _ := t.flags.Flag(ev); f != "" {
 		s.Flags = append(s.Flags, f)
 	}
 	if ev.Kind == bundle.KindHTTPEnd {
@@ -81,10 +77,25 @@ func (t *Tracker) Subject(ev *bundle.Event) Subject {
 	return s
 }
 
-// Flag is the flag ev carries by itself and why, "" when none; ev must be
-// the event last given to Subject.
-func (t *Tracker) Flag(ev *bundle.Event) (flag, why string) {
-	return eventFlag(ev, t.signalled[ev.Conn])
+// Flagger gives each event the flag it carries by itself. Feed it every
+// event, in seq order; the zero Flagger is at the start of a bundle.
+type Flagger struct {
+	signalled map[string]bool // processes wireproof has sent a signal
+}
+
+// Flag is the flag ev carries by itself and a few words of why, "" when
+// none.
+func (f *Flagger) Flag(ev *bundle.Event) (flag, why string) {
+	switch ev.Kind {
+	case bundle.KindProcSignal:
+		if f.signalled == nil {
+			f.signalled = map[string]bool{}
+		}
+		f.signalled[ev.Conn] = true
+	case bundle.KindProcStart:
+		delete(f.signalled, ev.Conn)
+	}
+	return eventFlag(ev, f.signalled[ev.Conn])
 }
 
 func isHTTP(k bundle.Kind) bool {

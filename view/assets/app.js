@@ -297,7 +297,7 @@ async function bundlePage(id, u) {
 
   // --- event list ---
   const filters = {
-    q: h("input", { type: "search", placeholder: "Search events", id: "ev-q" }),
+    q: h("input", { type: "search", placeholder: "Search: words, or ~b body, ~k kind, ~j path=value, ~e (docs/filter.md)", id: "ev-q", title: "a filter expression: words search summaries and payloads; ~b RE, ~c 4xx, ~u RE, ~k ws.message, ~rpc RE, ~j a.b=v, ~seq A-B, ~e, !, &, |" }),
     kind: select("kind", "any kind", [...new Set(ix.kinds.map((k) => k.split(".")[0]))].concat(ix.kinds)),
     conn: select("conn", "any connection", ix.conns),
     method: select("method", "any method", ix.methods),
@@ -314,8 +314,17 @@ async function bundlePage(id, u) {
   const applyFilters = () => {
     const p = new URLSearchParams();
     for (const [k, el] of Object.entries(filters)) if (el.value) p.set(k, el.value);
-    list.setFilter(p.toString());
+    const showError = (msg) => { qError.textContent = msg || ""; qError.hidden = !msg; };
+    // The expression is checked first: one that does not parse says where,
+    // and the list keeps what it showed.
+    api("/api/filter?q=" + encodeURIComponent(filters.q.value)).then((c) => {
+      if (!c.ok) { showError(c.error); return; }
+      showError("");
+      list.setFilter(p.toString()).catch((err) => showError(err.message));
+    }, (err) => showError(err.message));
   };
+  const qError = h("div", { class: "error-box q-error", id: "ev-q-error" });
+  qError.hidden = true;
   filters.q.addEventListener("input", () => { clearTimeout(debounce); debounce = setTimeout(applyFilters, 150); });
   for (const k of ["kind", "conn", "method", "status", "outcome"]) filters[k].addEventListener("change", applyFilters);
 
@@ -341,9 +350,16 @@ async function bundlePage(id, u) {
     window.addEventListener("mouseup", up);
   });
 
-  app.replaceChildren(h("div", { class: "bundle" }, summary, verdictBox, wf.el, resizer,
+  // --- error flags: what went wrong, whichever check it decides ---
+  const flags = ix.flags || [];
+  const flagBox = flags.length ? h("details", { class: "flags", id: "flags", open: flags.length <= 12 },
+    h("summary", { text: `${flags.length} error flag${flags.length === 1 ? "" : "s"}: ` + [...new Set(flags.map((f) => f.kind))].join(", ") }),
+    h("ul", {}, flags.map((f) => h("li", { class: "flag", dataset: { kind: f.kind, seq: f.seq } },
+      h("span", { class: "flag-kind", text: f.kind }), " ", seqLink(f.seq, `@seq ${f.seq}`), " ", h("span", { class: "muted", text: f.conn || "" }), " ", f.what)))) : null;
+
+  app.replaceChildren(h("div", { class: "bundle" }, summary, verdictBox, flagBox, wf.el, resizer,
     h("div", { class: "split" },
-      h("div", { class: "events" }, h("div", { class: "toolbar" }, filters.q, filters.kind, filters.conn, filters.method, filters.status, filters.outcome, count), list.el),
+      h("div", { class: "events" }, h("div", { class: "toolbar" }, filters.q, filters.kind, filters.conn, filters.method, filters.status, filters.outcome, count), qError, list.el),
       h("div", { class: "pane" }, h("div", { class: "tabs" }, tabDetails, tabProj), paneBody))));
   wf.mount();
   teardown = () => { wf.destroy(); list.destroy(); window.removeEventListener("keydown", onKey); };
@@ -647,7 +663,9 @@ class EventList {
         row = h("div", { class: "row", dataset: { pos, seq: ev.seq } },
           h("span", { class: "seq", text: ev.seq }), h("span", { class: "t", text: ms(ev.t) }),
           h("span", { class: "kind " + kindClass(ev.kind), text: ev.kind }), h("span", { class: "conn", text: ev.conn || "" }),
-          h("span", { class: "sum" }, ev.rpc ? h("span", { class: "rpc", text: ev.rpc }) : null, ev.summary));
+          h("span", { class: "sum" }, ev.flags ? h("span", { class: "flag-mark", title: ev.flags.join(", "), text: "⚑ " + ev.flags.join(" ") }) : null,
+            ev.rpc ? h("span", { class: "rpc", text: ev.rpc }) : null, ev.summary));
+        if (ev.flags) row.classList.add("flagged");
         row.style.top = pos * ROW + "px";
         this.rows.set(key, row);
         this.spacer.append(row);
