@@ -364,3 +364,44 @@ func TestRecordStdioNeedsACommand(t *testing.T) {
 		t.Errorf("message does not say what is missing: %s", out)
 	}
 }
+
+// TestRecordLearnedTokenOnArgv: a bootstrap token that stands on the
+// recorded command line and is learned only later, from the command's
+// traffic (subject_token), is neither in the manifest nor anywhere else in
+// the closed bundle: the recorder redacts what came before
+// it at close. A real curl through the proxy sends it.
+func TestRecordLearnedTokenOnArgv(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl")
+	}
+	const token = "boot-tok-5e8a1c93d2"
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		fmt.Fprint(w, `{"ok":true}`)
+	}))
+	defer upstream.Close()
+	out := filepath.Join(t.TempDir(), "run.zst")
+	code, stdout, stderr := runBin(t, "record", "--upstream", upstream.URL, "-o", out, "--",
+		"sh", "-c", `"$0" -s -d "grant_type=x&subject_token=$1" "$WIREPROOF_PROXY_URL/oauth/token"`, curl, token)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	raw := decompressFile(t, out)
+	if bytes.Contains(raw, []byte(token)) {
+		t.Errorf("the token is in the bundle:\n%s", raw)
+	}
+	h, evs := recordedEvents(t, out)
+	if argv := strings.Join(h.Manifest.Commands[0], " "); strings.Contains(argv, token) || !strings.Contains(argv, "[REDACTED]") {
+		t.Errorf("manifest command %q", argv)
+	}
+	body := false
+	for _, ev := range evs {
+		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirClientToServer {
+			body = bytes.Contains(ev.Body.Data, []byte("subject_token=[REDACTED]"))
+		}
+	}
+	if !body {
+		t.Error("the request body does not hold the redacted token: the test proves nothing")
+	}
+}
