@@ -137,7 +137,7 @@ func Find(text []byte) []Finding {
 		for j < len(text) && isTokenByte(text[j]) {
 			j++
 		}
-		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && entropy(text[i:j]) >= minEntropy {
+		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && bytes.Count(text[i:j], []byte("/")) < 2 && entropy(text[i:j]) >= minEntropy {
 			add("high-entropy", i, j)
 		}
 		i = j
@@ -238,9 +238,11 @@ func asciiLower(b []byte) []byte {
 	return out
 }
 
-// isTokenByte reports whether c is a character tokens are made of.
+// isTokenByte reports whether c is a character tokens are made of. '=' is
+// not (it ends a name in name=value; base64's padding is left off), and a
+// run with two '/' or more is a path, not a token.
 func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '/' || c == '=' || c == '-'
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '/' || c == '-'
 }
 
 // isPlaceholder reports whether text[s:e] holds the "[REDACTED]"

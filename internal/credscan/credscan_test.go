@@ -87,6 +87,8 @@ func TestNotCounted(t *testing.T) {
 		`"token_type":"Bearer"`,
 		`path=/oauth/token status=200 duration=3.1ms`,
 		`"Sec-Websocket-Key":["rGn5Zq1s0dVbqeYhO+Rr9w=="]`,
+		`msg="provider from settings" binaryPath=/tmp/wireproof-run-25234-499106-1220870557/bin/claude`,
+		`/home/Dev/Projects/WireProof/cmd/wireproof/Main_test.go`,
 	} {
 		if got := kinds(text); got != nil {
 			t.Errorf("%s: %v", text, got)
