@@ -10,14 +10,15 @@
 # the median round does not, "unsteady" if the median does and the spread
 # crosses the target. The machine's load average is printed before, at every
 # round and after. Then bench/replay.sh and bench/s3.sh.
-# Exits non-zero unless every figure is ok.
-# Takes about six minutes on two quiet cores (the ./bench rounds about a
-# minute each at BENCHTIME=1s, the default, which lengthens the b.N
-# benchmarks; replay.sh about a minute); on a loaded machine two to three
-# times that.
+# Exits non-zero unless every figure is ok, and says how long it took.
+# Takes about six minutes on two cores at a load average of 20-30 (five
+# ./bench rounds of about 50 s each at BENCHTIME=1s, the default, which
+# lengthens the b.N benchmarks, and replay.sh about two minutes); a quiet
+# machine's time is not yet measured, and should be shorter.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
+started=$(date +%s)
 out=$(mktemp)
 bin=$(mktemp -d)
 trap 'rm -rf "$out" "$bin"' EXIT
@@ -47,4 +48,5 @@ bash bench/replay.sh || status=$?
 # configured (bash .ci/s3.sh bash bench/run.sh); it says so and skips if not.
 bash bench/s3.sh || status=$?
 load after
+echo "bench/run.sh took $(($(date +%s) - started)) s"
 exit $status

@@ -127,7 +127,7 @@ var lines = []line{
 	{name: "ws echo p99, recorded/direct (slowdown)", bench: "BenchmarkWSEcho/recorded", baseBench: "BenchmarkWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
 	{name: "ws 64MiB one-way, recorded vs direct", bench: "BenchmarkWSBig/recorded", baseBench: "BenchmarkWSBig/direct", metric: "MB/s", higherIsBetter: true, target: 0.5, unit: "MB/s"},
 	{name: "ws 64MiB, proxy peak memory / message size", bench: "BenchmarkWSBig/recorded", metric: "peak-x", atMost: true, target: 3, unit: "x"},
-	{name: "http 20KiB json x8, recorded vs ReverseProxy", bench: "BenchmarkHTTPJSON/recorded", baseBench: "BenchmarkHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.8, unit: "MB/s"},
+	{name: "http 20KiB json x8, recorded vs ReverseProxy", bench: "BenchmarkHTTPJSON/recorded", baseBench: "BenchmarkHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.9, unit: "MB/s"}, // issue 24
 	{name: "http 1GiB streamed response, recorded vs direct", bench: "BenchmarkHTTPStream/recorded", baseBench: "BenchmarkHTTPStream/direct", metric: "MB/s", higherIsBetter: true, target: 0.6, unit: "MB/s"},
 	{name: "http 1GiB streamed response, 64 MiB / peak heap", bench: "BenchmarkHTTPStream/recorded", metric: "budget-ratio", higherIsBetter: true, target: 1, unit: "x"},
 	{name: "playback ws 1KiB echo msgs/s, playback vs direct", bench: "BenchmarkPlaybackWS/playback", baseBench: "BenchmarkPlaybackWS/direct", metric: "msgs/s", higherIsBetter: true, target: 0.4, unit: "msg/s"},
