@@ -57,6 +57,9 @@ type Timeline struct {
 
 	// Flags are what went wrong, in seq order (flags.go).
 	Flags []Flag
+	// FirstBad is where the failing check's value first went wrong, when
+	// that was before the event that decided it (firstbad.go).
+	FirstBad *FirstBad
 
 	callsAt map[uint64][]*RPCCall
 	flagsAt map[uint64][]string

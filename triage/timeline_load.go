@@ -47,6 +47,7 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 	res, err := replay.Replay(ctx, r, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
 		OnBundleEvent: b.add,
 		Tap:           &replay.Tap{RPC: b.onRPC, Protocol: b.protocolEvent},
+		Scenarios:     []replay.Scenario{delivery.Observed(b.firstBad.Observe)},
 	}}))
 	if err != nil {
 		return nil, err
@@ -58,6 +59,7 @@ func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, erro
 	// trailer, replay, index and view count them.
 	tl.Events = b.cur.Seq + 1
 	b.finishFlags()
+	tl.FirstBad = b.firstBad.Result(res)
 	return tl, nil
 }
 
@@ -71,12 +73,13 @@ type builder struct {
 	calls      map[*effectrpc.Call]*RPCCall
 	pcalls     map[*protocol.Call]*RPCCall
 	flags      filter.Flagger // the flags events carry by themselves
+	firstBad   *FirstBadTracker
 }
 
 func newBuilder(opts *Options) *builder {
 	b := &builder{tl: &Timeline{}, maxBody: DefaultMaxBody, maxSummary: 160,
 		http: map[string]*HTTPExchange{}, ws: map[string]*WSConn{}, calls: map[*effectrpc.Call]*RPCCall{},
-		pcalls: map[*protocol.Call]*RPCCall{}}
+		pcalls: map[*protocol.Call]*RPCCall{}, firstBad: NewFirstBadTracker()}
 	if opts != nil {
 		if opts.MaxBody > 0 {
 			b.maxBody = opts.MaxBody
@@ -176,6 +179,7 @@ func (b *builder) add(ev *bundle.Event) {
 		tl.Logs = append(tl.Logs, LogLine{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Stream: ev.Type, Text: logText(ev.Body.Data, b.maxBody)})
 	case bundle.KindMark:
 		tl.Marks = append(tl.Marks, Mark{Seq: ev.Seq, T: ev.T, Name: ev.Name, Body: b.body(ev.Body)})
+		b.firstBad.Mark(ev)
 		if ev.Name == replay.MarkRun {
 			var info replay.RunInfo
 			if json.Unmarshal(ev.Body.Data, &info) == nil && info.ThreadID != "" {

@@ -41,6 +41,10 @@ type BundleResponse struct {
 	Events           int                  `json:"events"`
 	Index            *Index               `json:"index"`
 	Observations     []Observation        `json:"observations"`
+	// FirstBad is where the failing check's value first went wrong (the
+	// earliest observation from which it was the value the check failed
+	// with), when that was before the deciding event.
+	FirstBad *triage.FirstBad `json:"firstBad,omitempty"`
 }
 
 // EventsResponse is GET /api/bundle/{id}/events: a window of the events that
@@ -133,7 +137,7 @@ func (s *Server) apiBundle(w http.ResponseWriter, r *http.Request) {
 	res := o.an.Result
 	writeJSON(w, BundleResponse{Row: o.row, Header: res.Header, Verdict: res.Verdict, Recorded: res.Recorded, ReplayDiff: res.Diff,
 		DecodeErrors: res.DecodeErrors, DecodeErrorCount: res.DecodeErrorCount, Events: len(o.ix.Events), Index: o.ix,
-		Observations: o.an.Observations})
+		Observations: o.an.Observations, FirstBad: o.an.FirstBad})
 }
 
 // Filter selects events of the list. Every set field must match.

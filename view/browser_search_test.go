@@ -28,6 +28,21 @@ func TestBrowserSearchAndFlags(t *testing.T) {
 		t.Error("the deciding row carries no flag mark")
 	}
 
+	// The first bad state, linked beside the deciding event (its details are
+	// open as the page opens on it) and in the flags box.
+	var b BundleResponse
+	getJSON(t, br.base+"/api/bundle/idle-duplicate-notification", &b)
+	if b.FirstBad == nil || b.FirstBad.Seq >= 138 || b.FirstBad.Decided != 138 {
+		t.Fatalf("first bad state %+v", b.FirstBad)
+	}
+	fbSeq := fmt.Sprint(b.FirstBad.Seq)
+	br.waitJS("the first bad state beside the deciding event", fmt.Sprintf(`(() => { const a = document.querySelector('#detail-event[data-seq="138"] .first-bad-link a'); return !!a && a.textContent === "@seq %s"; })()`, fbSeq))
+	if got := eval[string](br, `document.getElementById("first-bad").dataset.seq`); got != fbSeq {
+		t.Errorf("flags box first bad seq %s, want %s", got, fbSeq)
+	}
+	br.run(chromedp.Click(chromedp.CSS(`#detail-event .first-bad-link a`)))
+	br.waitJS("the first bad event selected", fmt.Sprintf(`!!document.querySelector('#events .row.selected[data-seq="%s"]')`, fbSeq))
+
 	br.setSelect("ev-kind", "ws.message")
 	br.run(chromedp.SendKeys(chromedp.CSS("#ev-q"), "notification"))
 	br.waitJS("the search applied", `document.getElementById("events").dataset.filter === "q=notification&kind=ws.message"`)

@@ -6,6 +6,7 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/triage"
 )
 
 // read reads the bundle at path once: every event goes to the index and to
@@ -24,8 +25,10 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	defer r.Close()
 	a := &Analysis{}
 	x := newIndexer(r.Header())
+	fb := triage.NewFirstBadTracker()
+	observe := func(o delivery.Observation) { a.observe(o); fb.Observe(o) }
 	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
-		Scenarios: []replay.Scenario{delivery.Observed(a.observe)},
+		Scenarios: []replay.Scenario{delivery.Observed(observe)},
 		Tap:       &replay.Tap{RPC: x.onRPC, Protocol: x.onModel},
 	}})
 	if err != nil {
@@ -35,6 +38,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	var feedErr error
 	err = each(ctx, r, func(ev *bundle.Event) bool {
 		x.add(ev, "")
+		fb.Mark(ev)
 		if feedErr = sess.Feed(ev, len(r.Line())); feedErr != nil {
 			return false
 		}
@@ -51,6 +55,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	a.Result = sess.Result(r.Truncated(), r.TruncatedReason())
 	ix := x.finish(&last, r)
 	x.finishFlags(a.Result)
+	a.FirstBad = fb.Result(a.Result)
 	a.Result.Path = path
 	return a, ix, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/t3"
+	"github.com/wireproof/wireproof/triage"
 )
 
 // maxText caps a message's or a result's text in a kept thread state.
@@ -79,7 +80,10 @@ type Analysis struct {
 	Result       *replay.Result
 	States       []ThreadState
 	Observations []Observation
-	key          string
+	// FirstBad is where the failing check's value first went wrong, when
+	// before the event that decided it.
+	FirstBad *triage.FirstBad
+	key      string
 }
 
 func (a *Analysis) observe(o delivery.Observation) {

@@ -352,8 +352,11 @@ async function bundlePage(id, u) {
 
   // --- error flags: what went wrong, whichever check it decides ---
   const flags = ix.flags || [];
-  const flagBox = flags.length ? h("details", { class: "flags", id: "flags", open: flags.length <= 12 },
+  const fb = b.firstBad;
+  const flagBox = flags.length || fb ? h("details", { class: "flags", id: "flags", open: flags.length <= 12 },
     h("summary", { text: `${flags.length} error flag${flags.length === 1 ? "" : "s"}: ` + [...new Set(flags.map((f) => f.kind))].join(", ") }),
+    fb ? h("div", { class: "first-bad", id: "first-bad", dataset: { seq: fb.seq } }, h("span", { class: "flag-kind", text: "first bad state" }), " ",
+      seqLink(fb.seq, `@seq ${fb.seq}`), ` (${fb.source}): ${fb.check} was already failing with the value it failed with, `, seqLink(fb.decided, `decided @seq ${fb.decided}`)) : null,
     h("ul", {}, flags.map((f) => h("li", { class: "flag", dataset: { kind: f.kind, seq: f.seq } },
       h("span", { class: "flag-kind", text: f.kind }), " ", seqLink(f.seq, `@seq ${f.seq}`), " ", h("span", { class: "muted", text: f.conn || "" }), " ", f.what)))) : null;
 
@@ -450,7 +453,9 @@ async function bundlePage(id, u) {
   function eventDetail(ev, d) {
     const out = h("div", { id: "detail-event", dataset: { seq: ev.seq, loaded: d ? "yes" : "no" } });
     out.append(h("div", { class: "detail-title" }, h("span", { class: kindClass(ev.kind), text: ev.kind }), ev.conn ? h("span", { class: "pill", text: ev.conn }) : null,
-      h("span", { class: "muted", text: `seq ${ev.seq} · t=${ms(ev.t)}` }), ev.seq === failSeq ? badge("failed", "decided the verdict") : null));
+      h("span", { class: "muted", text: `seq ${ev.seq} · t=${ms(ev.t)}` }), ev.seq === failSeq ? badge("failed", "decided the verdict") : null,
+      ev.seq === failSeq && b.firstBad ? h("span", { class: "first-bad-link" }, " first bad state ", seqLink(b.firstBad.seq, `@seq ${b.firstBad.seq}`)) : null,
+      b.firstBad && ev.seq === b.firstBad.seq ? badge("failed", `first bad state: ${b.firstBad.check} decided at seq ${b.firstBad.decided}`) : null));
     if (ev.rpc) out.append(h("div", { class: "mono", text: ev.rpc }));
     const links = h("div", { class: "links" });
     for (const c of ev.calls || []) {
