@@ -194,6 +194,11 @@ func named(text []byte, i, n int) (int, int, bool) {
 // (api_key, secret, password, token, credential, private_key, access_key).
 var nameWord = regexp.MustCompile(`(?i)(?:api[_-]?key|secret|passw(?:or)?d|token|credential|private[_-]?key|access[_-]?key)`)
 
+// envName is the name of an environment variable in capitals, without
+// digits: the Claude CLI's "apiKeySource":"ANTHROPIC_API_KEY" says where a
+// key came from, not what it is.
+var envName = regexp.MustCompile(`^[A-Z]+(?:_[A-Z]+)+$`)
+
 func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
 }
@@ -257,6 +262,9 @@ func isPlaceholder(text []byte, s, e int) bool {
 func plausibleValue(v []byte) bool {
 	s := string(v)
 	if strings.ContainsAny(s, "/") && !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	if envName.MatchString(s) {
 		return false
 	}
 	letters, digits, other := 0, 0, 0

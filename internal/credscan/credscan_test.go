@@ -35,6 +35,7 @@ func TestFind(t *testing.T) {
 		{"named", `db_password: "hunter2hunter2x9"`, []string{"named-secret=hunter2hunter2x9"}},
 		{"named flag", "--api-key k3y-v4lu3-0000", []string{"named-secret=k3y-v4lu3-0000"}},
 		{"high entropy", "session Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZg9Xq", []string{"high-entropy=Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZg9Xq"}},
+		{"high entropy after a name", "session=Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZg9Xq==", []string{"high-entropy=Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZg9Xq"}},
 		{"private key", "-----BEGIN OPENSSH PRIVATE KEY-----", []string{"private-key=-----BEGIN OPENSSH PRIVATE KEY-----"}},
 		// What does not count.
 		{"placeholder", `"subject_token":"[REDACTED]" Authorization: Bearer [REDACTED] OPENAI_API_KEY=[REDACTED]`, nil},
@@ -89,6 +90,9 @@ func TestNotCounted(t *testing.T) {
 		`"Sec-Websocket-Key":["rGn5Zq1s0dVbqeYhO+Rr9w=="]`,
 		`msg="provider from settings" binaryPath=/tmp/wireproof-run-25234-499106-1220870557/bin/claude`,
 		`/home/Dev/Projects/WireProof/cmd/wireproof/Main_test.go`,
+		// The real Claude CLI's init message says where its key came from:
+		// the variable's name, not its value.
+		`"apiKeySource":"ANTHROPIC_API_KEY","apiProvider":"firstParty"`,
 	} {
 		if got := kinds(text); got != nil {
 			t.Errorf("%s: %v", text, got)
