@@ -46,7 +46,7 @@ func TestProxyWebSocketInflatePastLimit(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("recorded messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if raw := decompressedBundle(t, path); bytes.Contains(raw, []byte(secret)) {
+	if raw := testkit.Decompress(t, path); bytes.Contains(raw, []byte(secret)) {
 		t.Error("the secret is in the bundle")
 	}
 }

@@ -7,14 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/spelling"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/redact"
 )
 
@@ -80,7 +78,7 @@ func TestTokenFieldsOption(t *testing.T) {
 				http.DefaultClient.CloseIdleConnections()
 				evs := r.stop()
 
-				raw := decompressedBundle(t, r.path)
+				raw := testkit.Decompress(t, r.path)
 				var recorded strings.Builder
 				for _, ev := range evs {
 					recorded.WriteString(ev.URL + "\n" + string(ev.Body.Data) + "\n")
@@ -106,25 +104,4 @@ func TestTokenFieldsOption(t *testing.T) {
 			})
 		}
 	}
-}
-
-// decompressedBundle returns the NDJSON of the bundle at path, as a search
-// for a secret on disk must see it.
-func decompressedBundle(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	raw, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
 }

@@ -110,7 +110,7 @@ func TestRedactRecordedSession(t *testing.T) {
 	} else if fi.Mode().Perm() != 0o600 {
 		t.Errorf("bundle mode %v, want 0600", fi.Mode().Perm())
 	}
-	raw := decompressedBundle(t, r.path)
+	raw := testkit.Decompress(t, r.path)
 	for _, s := range []string{boot, access, refresh, ticket, cookie, user} {
 		if i := bytes.Index(raw, []byte(s)); i >= 0 {
 			t.Errorf("secret %q found in the bundle: ...%s...", s, raw[max(0, i-80):min(len(raw), i+40)])

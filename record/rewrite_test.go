@@ -40,7 +40,7 @@ func TestLearnedSecretRedactedFromWhatCameBefore(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw := decompressedBundle(t, path)
+	raw := testkit.Decompress(t, path)
 	for _, sp := range spelling.Names {
 		if s := spelling.Spell(token, sp); sp != "html" && bytes.Contains(raw, []byte(s)) {
 			t.Errorf("the token (%s spelling %q) is in the bundle:\n%s", sp, s, raw)
@@ -81,7 +81,7 @@ func TestNothingLearnedNothingRewritten(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(decompressedBundle(t, path), []byte("plain-arg-123456")) {
+	if !bytes.Contains(testkit.Decompress(t, path), []byte("plain-arg-123456")) {
 		t.Error("an argument that is no secret was redacted")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -61,7 +62,7 @@ func TestWorkingTreePatchOptIn(t *testing.T) {
 		case keep && (patch == nil || !bytes.Contains(patch.Body.Data, []byte("+OPENAI_API_KEY=[REDACTED]"))):
 			t.Errorf("with KeepPatch the patch is missing or unredacted: %v", patch)
 		}
-		if raw := decompress(t, res.Bundle); bytes.Contains(raw, []byte(key)) || bytes.Contains(raw, []byte(key[8:])) {
+		if raw := testkit.Decompress(t, res.Bundle); bytes.Contains(raw, []byte(key)) || bytes.Contains(raw, []byte(key[8:])) {
 			t.Errorf("keep %v: the key is in the bundle", keep)
 		}
 	}

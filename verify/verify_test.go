@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -104,7 +102,7 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	}
 
 	// No credential of the run reached the disk: search the decompressed bundle.
-	raw := decompress(t, res.Bundle)
+	raw := testkit.Decompress(t, res.Bundle)
 	mu.Lock()
 	if len(secrets) == 0 {
 		t.Error("the run reported no credentials to look for")
@@ -213,25 +211,6 @@ func TestInjectedMalformedLine(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
-}
-
-func decompress(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	b, err := io.ReadAll(d)
-	if err != nil {
-		t.Fatalf("decompressing %s: %v", path, err)
-	}
-	return b
 }
 
 func names(es []os.DirEntry) []string {

@@ -137,7 +137,7 @@ func TestInspectJSONRoundTrip(t *testing.T) {
 	if err != nil || stderr != "" {
 		t.Fatalf("inspect --json: %v, stderr %q", err, stderr)
 	}
-	plain := decompressFile(t, smallBundle)
+	plain := testkit.Decompress(t, smallBundle)
 	if diff := cmp.Diff(string(plain), out); diff != "" {
 		t.Errorf("inspect --json is not the decompressed bundle (-want +got):\n%s", diff)
 	}
@@ -351,7 +351,7 @@ func TestInspectStopsOnInterrupt(t *testing.T) {
 // truncated.
 func writeGapBundle(t *testing.T, path string) {
 	t.Helper()
-	plain := decompressFile(t, smallBundle)
+	plain := testkit.Decompress(t, smallBundle)
 	lines := strings.SplitAfter(string(plain), "\n")
 	lines = append(lines[:2], lines[3:]...)
 	enc, err := zstd.NewWriter(nil)
@@ -362,25 +362,6 @@ func writeGapBundle(t *testing.T, path string) {
 	if err := os.WriteFile(path, enc.EncodeAll([]byte(strings.Join(lines, "")), nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// decompressFile returns the NDJSON inside the bundle at path.
-func decompressFile(t *testing.T, path string) []byte {
-	t.Helper()
-	compressed, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	plain, err := dec.DecodeAll(compressed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plain
 }
 
 // TestInspectLongConnectionIDs: a connection id longer than the column

@@ -166,7 +166,7 @@ func TestRecordCommand(t *testing.T) {
 		if diff := cmp.Diff(want, requestsOf(evs)); diff != "" {
 			t.Errorf("recorded requests (-want +got):\n%s", diff)
 		}
-		raw := decompressFile(t, out)
+		raw := testkit.Decompress(t, out)
 		for _, s := range []string{value, argValue} {
 			if bytes.Contains(raw, []byte(s)) {
 				t.Errorf("credential %q found in the decompressed bundle", s)
@@ -197,7 +197,7 @@ func TestRecordCommand(t *testing.T) {
 		if got := h.Manifest.Options["upstream"]; got != redacted {
 			t.Errorf("manifest upstream = %q, want %q", got, redacted)
 		}
-		for name, b := range map[string][]byte{"stderr": stderr.Bytes(), "stdout": stdout.Bytes(), "bundle": decompressFile(t, out)} {
+		for name, b := range map[string][]byte{"stderr": stderr.Bytes(), "stdout": stdout.Bytes(), "bundle": testkit.Decompress(t, out)} {
 			if bytes.Contains(b, []byte(pw)) {
 				t.Errorf("%s holds the upstream's password", name)
 			}
@@ -387,7 +387,7 @@ func TestRecordLearnedTokenOnArgv(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	raw := decompressFile(t, out)
+	raw := testkit.Decompress(t, out)
 	if bytes.Contains(raw, []byte(token)) {
 		t.Errorf("the token is in the bundle:\n%s", raw)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/spelling"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/record"
 )
 
@@ -476,7 +477,7 @@ func leakUpstream(t *testing.T) *leakServer {
 // holds secret in any spelling, or core (a piece of it) in any spelling.
 func checkNoLeak(t *testing.T, path, secret, core string) {
 	t.Helper()
-	outputs := map[string]string{"decompressed bundle": string(decompressFile(t, path))}
+	outputs := map[string]string{"decompressed bundle": string(testkit.Decompress(t, path))}
 	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
 		t.Fatal(err)

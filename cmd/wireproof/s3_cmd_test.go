@@ -23,6 +23,7 @@ import (
 	"github.com/wireproof/wireproof/internal/bundleindex"
 	"github.com/wireproof/wireproof/internal/objstore"
 	"github.com/wireproof/wireproof/internal/objstore/s3test"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // s3Run runs the wireproof binary with a spool of its own and extra
@@ -162,7 +163,7 @@ func TestS3VerifySuite(t *testing.T) {
 		}
 		data, _ := os.ReadFile(p)
 		if strings.HasSuffix(k, ".zst") {
-			data = decompressFile(t, p)
+			data = testkit.Decompress(t, p)
 		}
 		noSecret(t, k, string(data))
 	}
