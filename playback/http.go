@@ -1,6 +1,8 @@
 package playback
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -37,10 +39,12 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	p.ids.mu.Lock()
 	i, repeated := -1, false
-	if cands := p.httpIndex.candidates(&live); cands != nil {
+	if p.opts.Match != nil {
+		i, repeated = p.pickMatch(r, body, &live)
+	} else if cands := p.httpIndex.candidates(&live); cands != nil {
 		i, repeated = p.pick(p.httpReqs, p.httpPlayed, &live, cands)
 	}
-	if i < 0 {
+	if i < 0 && p.opts.Match == nil {
 		// The index only narrows: what it does not find is looked for
 		// everywhere before it is a miss.
 		i, repeated = p.pick(p.httpReqs, p.httpPlayed, &live, nil)
@@ -108,4 +112,46 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 		rc.Flush()
 		prevT, prevWall = c.T, time.Now()
 	}
+}
+
+// pickMatch is pick with Options.Match deciding: the first unplayed
+// recorded exchange it accepts, else (repeated) the last played one. The
+// caller holds p.ids.mu.
+func (p *Player) pickMatch(r *http.Request, body []byte, live *request) (idx int, repeated bool) {
+	accepts := func(i int) bool {
+		lr := r.Clone(r.Context())
+		lr.Body = io.NopCloser(bytes.NewReader(body))
+		if !p.opts.Match(p.rec.Exchanges[i].request(r.Context()), lr) {
+			return false
+		}
+		if b := p.ids.begin(); b.unifyRequest(&p.httpReqs[i], live) {
+			b.commit() // learn the ids where the two agree
+		}
+		return true
+	}
+	for i := range p.rec.Exchanges {
+		if !p.httpPlayed[i] && accepts(i) {
+			p.httpPlayed[i] = true
+			return i, false
+		}
+	}
+	for i := len(p.rec.Exchanges) - 1; i >= 0; i-- {
+		if p.httpPlayed[i] && accepts(i) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// request is the recorded request as an *http.Request for Options.Match:
+// its method, URL (path and query as recorded), headers (credentials
+// redacted) and body.
+func (x *Exchange) request(ctx context.Context) *http.Request {
+	r, _ := http.NewRequestWithContext(ctx, x.Method, x.URL.String(), bytes.NewReader(x.Body))
+	r.Header = x.Header.Clone()
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	r.RequestURI = x.URL.RequestURI()
+	return r
 }

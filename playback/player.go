@@ -25,6 +25,14 @@ type Options struct {
 	MaxMessageSize int64
 	// MaxBody is the largest request body read for matching, default 64 MiB.
 	MaxBody int64
+	// Match, if set, decides which recorded HTTP exchange answers a live
+	// request, in place of the default comparison (method, path, query and
+	// body, ids unified): it is called with the recorded request and the
+	// live one (each body readable once), in recorded order, unplayed
+	// exchanges first, and the first it accepts is played. Ids are still
+	// learned from an accepted pair whose values unify. WebSocket
+	// connections and RPC calls keep the default matching.
+	Match func(recorded, live *http.Request) bool
 }
 
 // Player serves a Recording to live clients. It is an http.Handler; it is

@@ -196,6 +196,13 @@ type Server struct {
 // Listen serves p on addr ("127.0.0.1:0" if empty) until Close. ctx only bounds
 // setting up the listener; the server runs until Close is called.
 func Listen(ctx context.Context, addr string, p *Proxy) (*Server, error) {
+	return ListenHandler(ctx, addr, p, p)
+}
+
+// ListenHandler is Listen serving h, a handler in front of p (one that
+// looks at each request before p records it, as wireprooftest's
+// RedactRequest hook does); Close closes p as Listen's server does.
+func ListenHandler(ctx context.Context, addr string, p *Proxy, h http.Handler) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -207,7 +214,7 @@ func Listen(ctx context.Context, addr string, p *Proxy) (*Server, error) {
 		URL:   "http://" + ln.Addr().String(),
 		Addr:  ln.Addr(),
 		proxy: p,
-		srv:   &http.Server{Handler: p},
+		srv:   &http.Server{Handler: h},
 		done:  make(chan error, 1),
 	}
 	go func() { s.done <- s.srv.Serve(ln) }()

@@ -15,9 +15,25 @@
 //		...
 //	}
 //
+// Or, as go-vcr's ModeRecordOnce, RecordOnce records against the real
+// server when the bundle does not exist yet and plays it back when it does:
+//
+//	base := wireprooftest.RecordOnce(t, "http://127.0.0.1:3773", "testdata/client.zst", nil)
+//
+// Code that does not take a base URL (it builds the real server's URLs
+// itself) is given a client whose transport sends every request there:
+//
+//	client := &http.Client{Transport: wireprooftest.RoundTripper(base, nil)}
+//
 // Record keeps the bundle of a failed test and logs the wireproof inspect
 // command that shows it; Playback fails the test when the code under test
 // sent a request the recording does not hold or left a recorded one unsent.
+// Matching (PlaybackOptions.Match) and redaction (RecordOptions.Redact,
+// TokenFields, RedactRequest) have hooks; nil options mean the defaults.
+//
+// Importing the package builds only what recording and playback use: none
+// of wireproof's judge, viewer, storage, SQLite or browser packages (a test
+// lists the packages a scratch module importing it builds).
 package wireprooftest
 
 import (
@@ -26,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,6 +69,13 @@ type RecordOptions struct {
 	// TokenFields names the fields whose values are credentials
 	// (record.Options.TokenFields; nil means redact.DefaultTokenFields).
 	TokenFields []string
+	// RedactRequest, if set, is called with every request the code under
+	// test sends, before anything of it is recorded, and returns secrets
+	// to redact from then on (in that request and everything after it, in
+	// every spelling): the value of a credential header of a name only
+	// your API uses, a key in a query. The request's body is not readable
+	// here.
+	RedactRequest func(r *http.Request) []string
 }
 
 // Record starts a recording proxy in front of upstreamURL for the rest of
@@ -97,7 +121,21 @@ func Record(tb testing.TB, upstreamURL string, opts *RecordOptions) string {
 		rec.Close()
 		tb.Fatalf("wireprooftest.Record: %v", err)
 	}
-	srv, err := record.Listen(context.Background(), "", proxy)
+	var handler http.Handler = proxy
+	if o.RedactRequest != nil {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body := r.Body
+			r.Body = http.NoBody
+			for _, secret := range o.RedactRequest(r) {
+				if secret != "" {
+					rec.AddSecret(secret)
+				}
+			}
+			r.Body = body
+			proxy.ServeHTTP(w, r)
+		})
+	}
+	srv, err := record.ListenHandler(context.Background(), "", proxy, handler)
 	if err != nil {
 		rec.Close()
 		tb.Fatalf("wireprooftest.Record: %v", err)
@@ -175,6 +213,11 @@ type PlaybackOptions struct {
 	// Lenient only logs misses and recorded requests never played instead
 	// of failing the test.
 	Lenient bool
+	// Match, if set, decides which recorded HTTP exchange answers a
+	// request, in place of the default comparison (method, path, query
+	// and body, ids unified): see playback.Options.Match. Nil means the
+	// default.
+	Match func(recorded, live *http.Request) bool
 }
 
 // Playback serves the bundle at path for the rest of the test and returns
@@ -198,7 +241,7 @@ func Playback(tb testing.TB, path string, opts *PlaybackOptions) string {
 	if o.Timing != nil {
 		timing = *o.Timing
 	}
-	srv, err := playback.Serve(context.Background(), rec, &playback.ServeOptions{Options: playback.Options{Timing: timing}})
+	srv, err := playback.Serve(context.Background(), rec, &playback.ServeOptions{Options: playback.Options{Timing: timing, Match: o.Match}})
 	if err != nil {
 		tb.Fatalf("wireprooftest.Playback: %v", err)
 	}

@@ -31,9 +31,16 @@ func greeter() *httptest.Server {
 // useAPI is the code under test: a client of greeter.
 func useAPI(t *testing.T, base string) []string {
 	t.Helper()
+	return greet(t, http.Get, base, "ada", "alan", "ada")
+}
+
+// greet asks the greeter at base to greet each name, with get, and returns
+// its answers.
+func greet(t *testing.T, get func(url string) (*http.Response, error), base string, names ...string) []string {
+	t.Helper()
 	var got []string
-	for _, name := range []string{"ada", "alan", "ada"} {
-		res, err := http.Get(base + "/greet?name=" + name)
+	for _, name := range names {
+		res, err := get(base + "/greet?name=" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,18 +51,24 @@ func useAPI(t *testing.T, base string) []string {
 	return got
 }
 
+// recordGreeter records drive's traffic to a fresh greeter into path, in a
+// subtest named record; the server is gone when it returns.
+func recordGreeter(t *testing.T, path string, drive func(base string)) {
+	t.Helper()
+	t.Run("record", func(t *testing.T) {
+		srv := greeter()
+		defer srv.Close()
+		drive(wireprooftest.Record(t, srv.URL, &wireprooftest.RecordOptions{Path: path}))
+	})
+}
+
 // TestRecordThenPlayback records a test's traffic to an httptest server
 // once, then plays it back with the server gone: the client sees the same
 // answers, in the same order.
 func TestRecordThenPlayback(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "greeter.zst")
 	var recorded []string
-	t.Run("record", func(t *testing.T) {
-		srv := greeter()
-		defer srv.Close()
-		base := wireprooftest.Record(t, srv.URL, &wireprooftest.RecordOptions{Path: path})
-		recorded = useAPI(t, base)
-	})
+	recordGreeter(t, path, func(base string) { recorded = useAPI(t, base) })
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the bundle was not written: %v", err)
 	}
@@ -106,11 +119,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) { f.TB.Fatalf(format, args..
 
 func TestPlaybackFailsOnMissAndUnplayed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "greeter.zst")
-	t.Run("record", func(t *testing.T) {
-		srv := greeter()
-		defer srv.Close()
-		useAPI(t, wireprooftest.Record(t, srv.URL, &wireprooftest.RecordOptions{Path: path}))
-	})
+	recordGreeter(t, path, func(base string) { useAPI(t, base) })
 	ft := &fakeTB{TB: t}
 	base := wireprooftest.Playback(ft, path, nil)
 	res, err := http.Get(base + "/greet?name=grace")
