@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/t3"
 )
@@ -153,6 +154,9 @@ func readEvent(ctx context.Context, path string, e Event) (*EventDetail, error) 
 // call's end and keeps the call's messages: the correlator that decodes them
 // is replay's, so the details say what replay saw.
 func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
+	if c.Protocol == string(protocol.Anthropic) {
+		return readModelCall(ctx, path, c)
+	}
 	d := &CallDetail{CallSpan: c}
 	last := c.EndSeq
 	if last == 0 {

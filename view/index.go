@@ -97,6 +97,9 @@ type CallSpan struct {
 	// client interrupted ends so), not an error.
 	CauseInterrupt bool   `json:"causeInterrupt,omitempty"`
 	Reason         string `json:"reason,omitempty"` // why unknown or defect
+	// Protocol is "anthropic" for a model call (index_model.go), "" for
+	// Effect RPC.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // Point is an instant on a lane: a gate request or release, a mark, a

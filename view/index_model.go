@@ -1,8 +1,10 @@
 package view
 
 import (
+	"context"
 	"slices"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/protocol"
 )
 
@@ -22,7 +24,7 @@ func (x *indexer) onModel(pe *protocol.Event) {
 		i = int32(len(ix.Calls))
 		x.models[pe.Call] = i
 		method := pe.Method
-		ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: pe.Conn, ID: pe.ID, Method: method, Seq: pe.Seq, T: pe.T, Outcome: string(protocol.OutcomeOpen)})
+		ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: pe.Conn, ID: pe.ID, Method: method, Seq: pe.Seq, T: pe.T, Outcome: string(protocol.OutcomeOpen), Protocol: string(protocol.Anthropic)})
 		x.methods[method] = true
 	case (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) && ok:
 		delete(x.models, pe.Call)
@@ -62,4 +64,40 @@ func modelReason(pe *protocol.Event) string {
 		return clipLine(pe.Err.Error(), maxSummary)
 	}
 	return ""
+}
+
+// readModelCall re-reads the HTTP exchange of a model call through the same
+// decoder as replay's and keeps its request body (Payload) and its answer,
+// assembled from the stream (Exit).
+func readModelCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
+	d := &CallDetail{CallSpan: c}
+	dec := protocol.NewHTTPDecoder(nil)
+	emit := func(pe *protocol.Event) {
+		if pe.Protocol != protocol.Anthropic || pe.Conn != c.Conn {
+			return
+		}
+		switch pe.Kind {
+		case protocol.KindRequest:
+			d.Payload = payloadOf(append([]byte(nil), pe.Body...), false)
+		case protocol.KindResponse:
+			d.Exit = payloadOf(append([]byte(nil), pe.Body...), false)
+		}
+	}
+	last := c.EndSeq
+	if last == 0 {
+		last = ^uint64(0)
+	}
+	err := scan(ctx, path, last, func(_ uint64, k bundle.Kind) bool { return k == bundle.KindHTTPBody }, func(ev *bundle.Event) bool {
+		switch ev.Kind {
+		case bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+			if ev.Conn == c.Conn {
+				dec.Feed(ev, emit)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

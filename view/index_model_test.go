@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,5 +25,35 @@ func TestIndexModelCalls(t *testing.T) {
 	want := []call{{"h4", "messages", "failure", "the stream ended before message_stop (unexpected EOF)"}, {"h5", "messages", "success", ""}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("model calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadModelCall: a model call's details are its request body and the
+// answer assembled from its stream.
+func TestReadModelCall(t *testing.T) {
+	const path = "../fixtures/golden/idle-model-cut-stream.zst"
+	_, ix, err := read(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range ix.Calls {
+		if c.Protocol != "anthropic" || c.Outcome != "success" {
+			continue
+		}
+		found = true
+		d, err := readCall(context.Background(), path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Payload == nil || !strings.Contains(string(d.Payload.JSON), `"tool_result"`) {
+			t.Errorf("payload %+v, want the request carrying the tool_result", d.Payload)
+		}
+		if d.Exit == nil || !strings.Contains(string(d.Exit.JSON), `"msg_synth0002"`) {
+			t.Errorf("exit %+v, want the answer msg_synth0002", d.Exit)
+		}
+	}
+	if !found {
+		t.Fatal("no successful model call in the index")
 	}
 }

@@ -770,9 +770,8 @@ class Waterfall {
       const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i }));
       lanes.push({ name: "http", items, rows: pack(items, 4) });
     }
-    // Calls on no WebSocket: a Claude CLI's model calls (Anthropic's Messages API).
-    const wsConns = new Set(ix.ws.map((w) => w.conn));
-    const model = ix.calls.filter((c) => !wsConns.has(c.conn)).map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
+    // A Claude CLI's model calls (Anthropic's Messages API).
+    const model = ix.calls.filter((c) => c.protocol === "anthropic").map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
     if (model.length) lanes.push({ name: "model", items: model, rows: pack(model, 4) });
     for (const w of ix.ws) {
       lanes.push({ name: w.conn, items: [{ type: "ws", t: w.t, endT: w.closeT, w, row: 0 }], rows: 1 });
