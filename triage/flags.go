@@ -3,6 +3,7 @@ package triage
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/wireproof/wireproof/internal/filter"
 	"github.com/wireproof/wireproof/replay"
@@ -31,7 +32,7 @@ func (b *builder) flag(seq uint64, t int64, kind, conn, what string) {
 func (b *builder) finishFlags() {
 	tl := b.tl
 	for _, c := range tl.Calls {
-		k := filter.CallFlag(string(c.Outcome))
+		k := filter.CallFlag(string(c.Outcome), onlyInterrupts(c.Cause))
 		if k == "" {
 			continue
 		}
@@ -94,4 +95,17 @@ func CheckFlags(res *replay.Result) []Flag {
 		out = append(out, Flag{Seq: f.Seq, T: f.T, Kind: filter.FlagConformance, What: f.Check + ": " + f.Message})
 	}
 	return out
+}
+
+// onlyInterrupts: a cause (causeText) that holds interruptions and nothing else.
+func onlyInterrupts(cause string) bool {
+	if cause == "" {
+		return false
+	}
+	for _, l := range strings.Split(cause, "\n") {
+		if !strings.HasPrefix(l, "Interrupt") {
+			return false
+		}
+	}
+	return true
 }

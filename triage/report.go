@@ -77,6 +77,11 @@ type reportView struct {
 	// its row's summary is one clipped line, this is all of it.
 	FailingEvent string
 
+	// Flags are what went wrong (Timeline.Flags), FirstBad where the
+	// failing check's value first went wrong.
+	Flags    []flagRow
+	FirstBad *FirstBad
+
 	Manifest  []kv
 	Lanes     []string
 	Rows      []row
@@ -88,6 +93,11 @@ type reportView struct {
 }
 
 type kv struct{ Key, Value string }
+
+type flagRow struct {
+	Seq                 uint64
+	T, Kind, Conn, What string
+}
 
 type row struct {
 	Seq   uint64
@@ -163,6 +173,10 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	} else {
 		v.Status = "unknown"
 	}
+	for _, f := range tl.Flags {
+		v.Flags = append(v.Flags, flagRow{Seq: f.Seq, T: msText(f.T), Kind: f.Kind, Conn: f.Conn, What: f.What})
+	}
+	v.FirstBad = tl.FirstBad
 	if tl.Recorded != nil {
 		v.Recorded = prettyJSON(mustJSON(tl.Recorded))
 	}

@@ -59,6 +59,13 @@ tr:target td{outline:2px solid #b00020}
 {{if .DecodeErrors}}<details open><summary>decode errors</summary><pre>{{range .DecodeErrors}}{{.}}
 {{end}}</pre></details>{{end}}
 
+{{if or .Flags .FirstBad}}<h2 id="flags">Flags ({{len .Flags}})</h2>
+{{with .FirstBad}}<p id="first-bad">first bad state: <a href="#seq-{{.Seq}}">seq {{.Seq}}</a> ({{.Source}}), from where {{.Check}} already saw the value it failed with at <a href="#seq-{{.Decided}}">seq {{.Decided}}</a></p>{{end}}
+{{if .Flags}}<table id="flag-list">
+<tr><th>seq</th><th>t</th><th>flag</th><th>conn</th><th>what</th></tr>
+{{range .Flags}}<tr class="flag-{{.Kind}}"><td><a href="#seq-{{.Seq}}">{{.Seq}}</a></td><td>{{.T}}</td><td>{{.Kind}}</td><td>{{.Conn}}</td><td>{{.What}}</td></tr>
+{{end}}</table>{{end}}{{end}}
+
 <h2 id="manifest">Manifest</h2>
 <table>{{range .Manifest}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}</table>
 

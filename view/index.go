@@ -209,7 +209,7 @@ func (x *indexer) finish(last *bundle.Event, r *bundle.Reader) *Index {
 func (x *indexer) finishFlags(res *replay.Result) {
 	ix := x.ix
 	for _, c := range ix.Calls {
-		k := filter.CallFlag(c.Outcome)
+		k := filter.CallFlag(c.Outcome, c.CauseInterrupt)
 		if k == "" {
 			continue
 		}

@@ -39,6 +39,7 @@ type inspectOptions struct {
 	Calls  bool          // print the correlated RPC calls instead of the timeline
 	Quiet  bool          // the timeline without the summary
 	Filter string        // a filter expression (docs/filter.md)
+	Flags  bool          // print the error flags instead of the timeline
 
 	expr  *filter.Expr
 	track *filter.Tracker  // the filter's context: each event's exchange or connection
@@ -75,6 +76,12 @@ its line is marked with >),
 decoded content (mitmproxy's ~b, ~bq, ~bs, ~c, ~u, ~m, ~h, !, &, |, and ~k kind,
 ~conn, ~dir, ~rpc, ~outcome, ~j JSON path, ~seq, ~time, ~e and ~flag for the
 error flags; docs/filter.md). Every filter given must match.
+
+--flags prints what went wrong instead, one flag a line in seq order
+(non-zero exits, stderr lines, 4xx/5xx answers, failed or unanswered calls,
+decode errors, the events failing checks were decided at), then the first bad
+state of a failing run: the earliest observation from which the failing
+check already saw the value it failed with.
 
 --calls prints the RPC calls instead, correlated by request id (Effect RPC over
 WebSockets; JSON-RPC 2.0 over stdio lines, WebSockets and HTTP; the stream-json
@@ -113,6 +120,7 @@ its end exits 3.`,
 	f.Uint64Var(&opts.Around, "around", 0, fmt.Sprintf("show the %d events either side of seq `N` (where a check failed)", aroundContext))
 	f.BoolVar(&opts.Calls, "calls", false, "print the RPC calls correlated by request id instead of the timeline")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print the timeline without the summary")
+	f.BoolVar(&opts.Flags, "flags", false, "print the error flags (exits, stderr, 4xx/5xx, failed calls, decode errors, failed checks) and the first bad state instead of the timeline")
 	f.StringVar(&opts.Filter, "filter", "", "show events matching the filter expression `EXPR` (docs/filter.md: '~k ws.message & ~b notification')")
 	completeValues(cmd, "kind", kindValues()...)
 	return cmd
@@ -149,6 +157,8 @@ func runInspect(ctx context.Context, opts inspectOptions, args []string) (err er
 	switch {
 	case opts.Calls:
 		err = inspectCalls(ctx, path, out)
+	case opts.Flags:
+		err = inspectFlags(ctx, path, out)
 	case opts.JSON:
 		err = inspectJSON(ctx, opts, path, out)
 	default:
@@ -192,6 +202,9 @@ func (o *inspectOptions) check(args []string) error {
 			return usageError{fmt.Errorf("--seq %q: want N or A-B with A <= B", o.Seq)}
 		}
 		o.seqFrom, o.seqTo = from, to
+	}
+	if o.Flags && o.Calls {
+		return usageError{errors.New("--flags and --calls each replace the timeline: give one")}
 	}
 	if o.Filter != "" {
 		if o.Calls {

@@ -461,3 +461,43 @@ func TestInspectFilterFindsContent(t *testing.T) {
 		t.Errorf("~b '\"type\":\"notification\"' listed %d messages, want %d:\n%s", n, len(items), out)
 	}
 }
+
+// TestInspectFlags: --flags lists the failing run's flags (the deciding
+// event's conformance flag) and its first bad state, before the deciding
+// event, with the command that shows the stretch between them. The small
+// bundle's binary frame is no Effect RPC, its subscription is never
+// answered and its stream never proved delivery.
+func TestInspectFlags(t *testing.T) {
+	out, _, err := inspect(t, inspectOptions{Flags: true}, "../../fixtures/golden/live/idle-duplicate-notification.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"1 flag(s)\n",
+		"@138  +0.253327s  conformance",
+		"single-notification: One completion produced multiple notifications\n",
+		"first bad state: @96 (getThreadProjection), from where single-notification already saw the value it failed with at @138\n",
+		"look: wireproof inspect ../../fixtures/golden/live/idle-duplicate-notification.zst --seq 96-138\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--flags output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = inspect(t, inspectOptions{Flags: true}, smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		f := strings.Fields(line)
+		kinds = append(kinds, f[0]+" "+f[2])
+	}
+	if diff := cmp.Diff([]string{"@13 decode", "@16 unanswered", "@16 conformance"}, kinds); diff != "" {
+		t.Errorf("--flags of the small bundle (-want +got):\n%s\n%s", diff, out)
+	}
+	_, _, err = inspect(t, inspectOptions{Flags: true, Calls: true}, smallBundle)
+	var usage usageError
+	if !errors.As(err, &usage) {
+		t.Errorf("--flags --calls: %v, want a usage error", err)
+	}
+}

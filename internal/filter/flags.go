@@ -14,7 +14,7 @@ const (
 	FlagStderr      = "stderr"      // a line a process wrote to stderr
 	FlagHTTP        = "http"        // an HTTP answer 4xx or 5xx, or an exchange that ended in error
 	FlagFailed      = "failed"      // an RPC call that ended in failure or a defect
-	FlagUnanswered  = "unanswered"  // an RPC call never answered (unknown, interrupted, open at the end)
+	FlagUnanswered  = "unanswered"  // an RPC call never answered (unknown, or open at the end)
 	FlagDecode      = "decode"      // a message no decoder could read, or a protocol violation
 	FlagConformance = "conformance" // the event a failing check was decided at
 )
@@ -56,12 +56,17 @@ func eventFlag(ev *bundle.Event, signalled bool) (flag, why string) {
 }
 
 // CallFlag is the flag of a call that ended with outcome: failed or
-// unanswered; "" for a success.
-func CallFlag(outcome string) string {
+// unanswered; "" for a success, and for a call the client interrupted
+// (outcome interrupted, or a failure whose cause is only the interruption,
+// onlyInterrupt): a stream ended so is the client's doing, not an error.
+func CallFlag(outcome string, onlyInterrupt bool) string {
 	switch outcome {
 	case "failure", "defect":
+		if onlyInterrupt {
+			return ""
+		}
 		return FlagFailed
-	case "unknown", "interrupted", "open":
+	case "unknown", "open":
 		return FlagUnanswered
 	}
 	return ""
