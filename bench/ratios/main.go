@@ -23,20 +23,32 @@ import (
 	"strings"
 )
 
-// results maps "BenchmarkX/sub" to its rounds in the order they ran, each
-// round its metrics ("ns/op", "MB/s", "p50-ns", ...). bench/run.sh runs the
-// whole benchmark binary once per round, so the i-th round of a figure and
-// the i-th of its baseline ran next to each other.
+// results maps "BenchmarkX/sub" to its rounds, each round its metrics
+// ("ns/op", "MB/s", "p50-ns", ...), nil for a round without it. bench/run.sh
+// runs the whole benchmark binary once per round, so round i of a figure and
+// round i of its baseline ran next to each other.
 type results map[string][]map[string]float64
 
-// parse reads go test -bench output. A benchmark's figures normally follow
-// its name on the same line, but anything the benchmark (or a child process
-// it runs) prints to the same terminal lands between the two: a name whose
-// figures are missing is kept until a line that is only figures (it begins
-// with the iteration count) follows, and lines that are neither are skipped.
-// A name seen again is the benchmark's next round.
+// parse reads go test -bench output. Each run of a benchmark binary begins a
+// round (its "goos:" line), so a benchmark that failed in one round leaves
+// that round empty rather than moving its later rounds against its
+// baseline's; a name seen again within a round is its next round. A
+// benchmark's figures normally follow its name on the same line, but
+// anything the benchmark (or a child process it runs) prints to the same
+// terminal lands between the two: a name whose figures are missing is kept
+// until a line that is only figures (it begins with the iteration count)
+// follows, and lines that are neither are skipped.
 func parse(r io.Reader) (results, error) {
 	res := results{}
+	round := 0
+	started := false // a benchmark's figures came in this round
+	add := func(name string, m map[string]float64) {
+		rs := res[name]
+		for len(rs) < round {
+			rs = append(rs, nil)
+		}
+		res[name], started = append(rs, m), true
+	}
 	pending := ""
 	var errs []error
 	sc := bufio.NewScanner(r)
@@ -44,6 +56,9 @@ func parse(r io.Reader) (results, error) {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
 			continue
+		}
+		if f[0] == "goos:" && started {
+			round, started = round+1, false
 		}
 		name := ""
 		if strings.HasPrefix(f[0], "Benchmark") {
@@ -56,9 +71,10 @@ func parse(r io.Reader) (results, error) {
 		m, ok := metrics(f)
 		switch {
 		case ok && name != "":
-			res[name] = append(res[name], m)
+			add(name, m)
 		case ok && pending != "":
-			res[pending], pending = append(res[pending], m), ""
+			add(pending, m)
+			pending = ""
 		case name != "":
 			pending = name
 		}
@@ -189,7 +205,7 @@ func judge(l line, res results) row {
 	}
 	var got, bases, ratios []float64
 	for i, m := range rounds {
-		v, ok := m[l.metric]
+		v, ok := m[l.metric] // a nil m: the benchmark failed in round i
 		if !ok {
 			continue
 		}

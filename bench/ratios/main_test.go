@@ -54,10 +54,27 @@ func TestParse(t *testing.T) {
 		},
 		{
 			name: "a failed round's name, then the next round",
-			in: "BenchmarkWSBig/recorded-2 \t--- FAIL: BenchmarkWSBig/recorded\n" +
+			in: "goos: linux\n" +
+				"BenchmarkWSBig/direct-2 \t 3\t 1 ns/op\t 500 MB/s\n" +
+				"BenchmarkWSBig/recorded-2 \t--- FAIL: BenchmarkWSBig/recorded\n" +
+				"goos: linux\n" +
+				"BenchmarkWSBig/direct-2 \t 3\t 1 ns/op\t 510 MB/s\n" +
 				"BenchmarkWSBig/recorded-2 \t 3\t 4 ns/op\t 150 MB/s\n",
-			want:    results{"BenchmarkWSBig/recorded": {{"ns/op": 4, "MB/s": 150}}},
+			want: results{
+				"BenchmarkWSBig/direct":   {{"ns/op": 1, "MB/s": 500}, {"ns/op": 1, "MB/s": 510}},
+				"BenchmarkWSBig/recorded": {nil, {"ns/op": 4, "MB/s": 150}},
+			},
 			wantErr: "BenchmarkWSBig/recorded: no figures found after its name",
+		},
+		{
+			name: "a benchmark missing from the first rounds",
+			in: "goos: linux\nBenchmarkA-2 \t 1\t 1 ns/op\n" +
+				"goos: linux\nBenchmarkA-2 \t 1\t 2 ns/op\n" +
+				"goos: linux\nBenchmarkA-2 \t 1\t 3 ns/op\nBenchmarkB-2 \t 1\t 4 ns/op\n",
+			want: results{
+				"BenchmarkA": {{"ns/op": 1}, {"ns/op": 2}, {"ns/op": 3}},
+				"BenchmarkB": {nil, nil, {"ns/op": 4}},
+			},
 		},
 		{
 			name:    "a name whose figures never come",
@@ -204,6 +221,15 @@ func TestJudge(t *testing.T) {
 			line:   oneWay,
 			res:    results{"B/direct": direct[:4], "B/recorded": rounds("MB/s", 100, 100, 100, 100, 100)},
 			result: resultMissing, ratio: spread{1, 1, 1}, rounds: 4,
+		},
+		{
+			name: "a round the figure failed in is left out, not shifted against the next baseline",
+			line: oneWay,
+			res: results{
+				"B/direct":   rounds("MB/s", 100, 1000, 100, 100, 100, 100),
+				"B/recorded": append([]map[string]float64{{"MB/s": 90}, nil}, rounds("MB/s", 90, 90, 90, 90)...),
+			},
+			result: resultOK, ratio: spread{0.9, 0.9, 0.9}, rounds: 5,
 		},
 		{
 			name:   "no baseline",
