@@ -11,10 +11,10 @@
 # crosses the target. The machine's load average is printed before, at every
 # round and after. Then bench/replay.sh and bench/s3.sh.
 # Exits non-zero unless every figure is ok, and says how long it took.
-# Takes about six minutes on two cores at a load average of 20-30 (five
-# ./bench rounds of about 50 s each at BENCHTIME=1s, the default, which
-# lengthens the b.N benchmarks, and replay.sh about two minutes); a quiet
-# machine's time is not yet measured, and should be shorter.
+# Takes five to six minutes on two cores at a load average of 10-30 (286 s
+# and about 360 s in two runs: five ./bench rounds of 40-50 s each at
+# BENCHTIME=1s, the default, which lengthens the b.N benchmarks, then
+# replay.sh); a quiet machine's time is not yet measured.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
