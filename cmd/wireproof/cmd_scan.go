@@ -26,8 +26,10 @@ type scanOptions struct {
 }
 
 // scanText are the derived files scan reads as text, line by line: verdicts,
-// results, the report, the HAR export, artifacts written beside a run.
-var scanText = []string{".json", ".ndjson", ".har", ".html", ".htm", ".txt", ".log", ".patch", ".md"}
+// results, the report, the HAR export, artifacts written beside a run, and
+// in a workspace kept by verify --keep-workspace the real Claude CLI's
+// transcripts and MCP logs (.jsonl).
+var scanText = []string{".json", ".ndjson", ".jsonl", ".har", ".html", ".htm", ".txt", ".log", ".patch", ".md"}
 
 // newScanCommand builds `wireproof scan`.
 func newScanCommand(g *globalOptions) *cobra.Command {
@@ -37,7 +39,7 @@ func newScanCommand(g *globalOptions) *cobra.Command {
 		Short: "Look for credential-looking strings in bundles and their derived files",
 		Long: `scan reads each bundle (every event, decompressed, and its header) and the
 files derived from runs (verdict.json, results.json, report HTML, HAR and other
-.json/.html/.har/.txt/.log/.patch files) and lists the strings that look like
+.json/.ndjson/.jsonl/.html/.har/.txt/.log/.patch/.md files) and lists the strings that look like
 credentials: keys in known formats (sk-..., sk-ant-..., ghp_..., AKIA...,
 xox..., AIza..., JWTs, private keys), values given to credential names
 (*_API_KEY=..., "password": ..., Authorization: Bearer ...) and long

@@ -133,3 +133,23 @@ func TestEventCountsAgree(t *testing.T) {
 		t.Errorf("the report does not count %s events", want)
 	}
 }
+
+// TestScanKeptWorkspace: the real Claude CLI's transcripts and MCP logs in a
+// workspace kept by verify --keep-workspace are JSON lines (.jsonl); a key
+// in one is found, masked.
+func TestScanKeptWorkspace(t *testing.T) {
+	const key = "sk-ant-api03-Q7xVb2LmN9pK4wR8tY1zA6cD3fG5hJ0e"
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "idle-1.work", "provider-home", ".claude", "projects", "-tmp-work")
+	if err := os.MkdirAll(projects, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(projects, "e83fd4b2-31df-42d8-9d1b-03f30697b7a0.jsonl")
+	if err := os.WriteFile(transcript, []byte(`{"type":"user","message":{"content":"hi"}}`+"\n"+`{"type":"assistant","message":{"content":"export ANTHROPIC_API_KEY=`+key+`"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "scan", dir)
+	if code != exitCheckFailed || !strings.Contains(out, transcript+":2  anthropic-key  ") || strings.Contains(out, key) {
+		t.Errorf("scan of a kept workspace: exit %d, want %d with %s:2 masked\n%s%s", code, exitCheckFailed, transcript, out, errOut)
+	}
+}
