@@ -52,7 +52,9 @@ never printed whole. --json prints one JSON object per finding.
 
 A directory is walked (symbolic links to directories are followed at the top).
 Exit 0 when nothing was found, 1 when anything was, 2 for a usage error, 3 when
-a path or a bundle could not be read (the others are still scanned).`,
+a path or a bundle could not be read, 7 when a bundle is damaged (what it holds
+before the damage is scanned; the other paths are still scanned, and the
+summary counts only the files read in full).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -108,7 +110,6 @@ func runScan(ctx context.Context, opts scanOptions, args []string) error {
 			continue
 		}
 		for _, p := range paths {
-			files++
 			var err error
 			if strings.HasSuffix(p, ".zst") {
 				err = scanBundle(ctx, p, report)
@@ -117,14 +118,22 @@ func runScan(ctx context.Context, opts scanOptions, args []string) error {
 			}
 			if err != nil {
 				unreadable = append(unreadable, err)
+				continue
 			}
+			files++
 		}
 	}
 	out.Flush()
+	// A file that could not be read (or not to its end) is not counted as
+	// scanned: a clean summary never stands for a file scan did not read.
+	var notRead string
+	if len(unreadable) > 0 {
+		notRead = fmt.Sprintf("; %d could not be read in full", len(unreadable))
+	}
 	if found > 0 {
-		fmt.Fprintf(opts.stderr, "%d credential-looking string(s) in %d file(s) scanned: check them before you share these files\n", found, files)
+		fmt.Fprintf(opts.stderr, "%d credential-looking string(s) in %d file(s) scanned%s: check them before you share these files\n", found, files, notRead)
 	} else {
-		fmt.Fprintf(opts.stderr, "no credential-looking string in %d file(s) scanned\n", files)
+		fmt.Fprintf(opts.stderr, "no credential-looking string in %d file(s) scanned%s\n", files, notRead)
 	}
 	if len(unreadable) > 0 {
 		for _, err := range unreadable[1:] {

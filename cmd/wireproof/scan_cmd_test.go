@@ -153,3 +153,31 @@ func TestScanKeptWorkspace(t *testing.T) {
 		t.Errorf("scan of a kept workspace: exit %d, want %d with %s:2 masked\n%s%s", code, exitCheckFailed, transcript, out, errOut)
 	}
 }
+
+// TestScanUnreadableNotCounted: a bundle scan could not read (empty, or
+// damaged part of the way) is not counted among the files scanned, and the
+// summary says how many could not be read, so "no credential-looking string"
+// never stands for a file that was not read; a damaged one exits 7.
+func TestScanUnreadableNotCounted(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.zst")
+	os.WriteFile(empty, nil, 0o600)
+	code, _, errOut := runCLI(t, "scan", empty)
+	if code != exitUnreadable || !strings.Contains(errOut, "no credential-looking string in 0 file(s) scanned; 1 could not be read in full") {
+		t.Errorf("scan of an empty file: exit %d, want %d\n%s", code, exitUnreadable, errOut)
+	}
+
+	// A format 2 bundle (a checkpoint per frame): a bit flipped a third of
+	// the way in is damage after the first frame.
+	b, err := os.ReadFile(golden + "/idle-model-bad-event.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/3] ^= 0x10
+	flipped := filepath.Join(dir, "flipped.zst")
+	os.WriteFile(flipped, b, 0o600)
+	code, _, errOut = runCLI(t, "scan", flipped, golden+"/idle.verdict.json")
+	if code != exitDamaged || !strings.Contains(errOut, "in 1 file(s) scanned; 1 could not be read in full") || !strings.Contains(errOut, "is damaged") {
+		t.Errorf("scan of a damaged bundle: exit %d, want %d\n%s", code, exitDamaged, errOut)
+	}
+}
