@@ -46,7 +46,8 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 
 Exit status: 0 when the two runs tell the same story (same verdict status and
 failing check, no divergence), 1 when they differ, 2 for a usage error, 3 when a
-bundle cannot be read. A truncated bundle (a killed recorder) is read up to its
+bundle cannot be read, 7 when a bundle is damaged (its stored bytes are not what
+its writer wrote). A truncated bundle (a killed recorder) is read up to its
 last complete event and compared as it is.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -36,7 +36,8 @@ HAR is the only export format; --har OUT.har, its older spelling, is the same
 as -o OUT.har.
 
 A truncated bundle is exported up to its cut, with a notice; exit 0. A file that
-is missing, not a bundle, or broken before its end exits 3.`,
+is missing, not a bundle, or broken before its end exits 3; one whose stored
+bytes are not what its writer wrote is damaged and exits 7.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()

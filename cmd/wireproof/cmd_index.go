@@ -50,8 +50,10 @@ each scenario across its repeats, and the failures of each check. An argument
 ending in .ndjson is read as an index written before.
 
 Exit status: 0, or 3 when a bundle could not be read (its line says why, and
-the others are written), 5 when object storage refused the credentials or could
-not be reached, 2 for bad flags.`,
+the others are written), 7 when a bundle is damaged (listed as damaged, the
+others written), 5 when object storage refused the credentials or could not be
+reached, 6 when -o FILE could not be written (or would replace a bundle), 2 for
+bad flags.`,
 		Example: `  wireproof index -o index.ndjson s3://evidence/nightly/
   wireproof index --stats ./evidence
   wireproof index --stats index.ndjson`,

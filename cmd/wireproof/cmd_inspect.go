@@ -95,7 +95,8 @@ Without filters the output is the whole decompressed bundle.
 
 A truncated bundle (a recorder that was killed) prints everything readable, says
 so on stderr, and exits 0. A file that is missing, not a bundle, or broken before
-its end exits 3.`,
+its end exits 3; one whose stored bytes are not what its writer wrote is
+damaged and exits 7.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.toSet = cmd.Flags().Changed("to")

@@ -60,7 +60,9 @@ also prints that report as one JSON object on stdout. --timing: recorded
 keeps the recorded gaps, fast sends at once, xN plays N times as fast. With
 --strict it exits 4 if anything missed or a recorded request was never
 played. With -o the session is recorded like any other, misses and the
-report included.`,
+report included. A bundle that cannot be read exits 3 before anything is
+served, 7 when a bundle is damaged (its stored bytes are not what its writer
+wrote).`,
 		Example: `  wireproof playback run.zst > url &
   wireproof playback run.zst --timing fast --strict -o played.zst`,
 		Args: cobra.ExactArgs(1),

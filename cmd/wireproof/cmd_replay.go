@@ -56,6 +56,7 @@ share that does not move when other bundles are added.
 
 Exit status: 0 when every bundle passed and reproduced its live verdict, 1 when a
 check failed or a verdict diverged, 3 when a bundle could not be read (after the
+others were replayed), 7 when a bundle is damaged (listed as DAMAGED, after the
 others were replayed), 2 for bad flags, 5 when object storage refused the
 credentials or could not be reached, 6 when --junit FILE could not be written.`,
 		Args: cobra.MinimumNArgs(1),

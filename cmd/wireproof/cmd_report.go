@@ -37,7 +37,8 @@ the HTTP exchanges, the last projection of the parent thread and the server log.
 
 The default output is BUNDLE with .zst replaced by .html; its path is printed.
 A truncated bundle is reported up to its cut, with a notice; exit 0. A file that
-is missing, not a bundle, or broken before its end exits 3.`,
+is missing, not a bundle, or broken before its end exits 3; one whose stored
+bytes are not what its writer wrote is damaged and exits 7.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()

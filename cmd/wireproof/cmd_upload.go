@@ -50,7 +50,8 @@ holds other bytes is never overwritten.
 
 Exit status: 0 when everything was sent, 5 when object storage refused the
 credentials, could not be reached, or an upload failed (the files stay where
-they are), 2 for bad arguments.`,
+they are), 7 when a bundle is damaged (it is uploaded as it is, tagged
+status=damaged, and named), 2 for bad arguments.`,
 		Example: `  wireproof upload
   wireproof upload --list
   wireproof upload ./evidence s3://evidence/nightly/2026-11-30`,

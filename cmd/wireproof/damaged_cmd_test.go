@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,5 +128,25 @@ func TestUploadFindsDamagedBundles(t *testing.T) {
 	}
 	if got := damagedBundles(t.Context(), []string{pass, dir}); len(got) != 1 || got[0] != flipped {
 		t.Errorf("damagedBundles = %v, want [%s]", got, flipped)
+	}
+}
+
+// TestHelpNamesExitDamaged: every verb that exits 7 for a damaged bundle
+// (TestDamagedBundleExitCode, TestUploadFindsDamagedBundles, TestScan...)
+// says so in its help, beside the other exit codes it lists; index also
+// names its exit 6 for -o.
+func TestHelpNamesExitDamaged(t *testing.T) {
+	damaged := regexp.MustCompile(`(?s)\b7 when a bundle is damaged|damaged[^.]*exits? 7\b`)
+	for _, verb := range []string{"replay", "inspect", "report", "export", "diff", "index", "playback", "upload", "scan"} {
+		c, _, err := newRootCommand().Find([]string{verb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !damaged.MatchString(c.Long) {
+			t.Errorf("wireproof %s --help does not say that a damaged bundle exits 7:\n%s", verb, c.Long)
+		}
+	}
+	if c, _, _ := newRootCommand().Find([]string{"index"}); !strings.Contains(c.Long, "6 when") {
+		t.Errorf("wireproof index --help does not name exit 6 (-o not written, or over a bundle):\n%s", c.Long)
 	}
 }
