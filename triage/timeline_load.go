@@ -123,7 +123,7 @@ func (b *builder) add(ev *bundle.Event) {
 	e.Summary = clipLine(b.summary(ev), b.maxSummary)
 	tl.Entries = append(tl.Entries, e)
 	if k, why := b.flags.Flag(ev); k != "" {
-		b.flag(ev.Seq, ev.T, k, ev.Conn, why+": "+e.Summary)
+		b.flag(ev.Seq, ev.T, k, ev.Conn, filter.FlagText(why, e.Summary))
 	}
 
 	switch ev.Kind {

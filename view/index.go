@@ -260,7 +260,7 @@ func (x *indexer) add(ev *bundle.Event, summary string) {
 		Summary: clipLine(summary, maxSummary), Exchange: -1})
 	e := &ix.Events[len(ix.Events)-1]
 	if k, why := x.flags.Flag(ev); k != "" {
-		ix.Flags = append(ix.Flags, triage.Flag{Seq: ev.Seq, T: ev.T, Kind: k, Conn: ev.Conn, What: clipLine(why+": "+e.Summary, maxSummary)})
+		ix.Flags = append(ix.Flags, triage.Flag{Seq: ev.Seq, T: ev.T, Kind: k, Conn: ev.Conn, What: clipLine(filter.FlagText(why, e.Summary), maxSummary)})
 	}
 	x.kinds[e.Kind] = true
 	x.conns[ev.Conn] = true

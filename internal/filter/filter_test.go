@@ -2,6 +2,7 @@ package filter
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -206,4 +207,37 @@ func FuzzParse(f *testing.F) {
 			e.Match(&subs[i])
 		}
 	})
+}
+
+func TestFlags(t *testing.T) {
+	var fl Flagger
+	var got []string
+	for _, ev := range append(events(),
+		&bundle.Event{Seq: 12, Kind: bundle.KindProcExit, Conn: "provider-1", Code: -1, Name: "SIGTERM"},
+		&bundle.Event{Seq: 13, Kind: bundle.KindProcExit, Conn: "provider-2", Code: -1, Name: "SIGSEGV"},
+		&bundle.Event{Seq: 14, Kind: bundle.KindProcExit, Conn: "provider-3", Code: -1, Err: "the provider's stream ended without an exit status"},
+		&bundle.Event{Seq: 15, Kind: bundle.KindHTTPEnd, Conn: "h2", Err: "upstream reset"},
+		&bundle.Event{Seq: 16, Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte("fine"))},
+	) {
+		if k, why := fl.Flag(ev); k != "" {
+			got = append(got, fmt.Sprintf("%d %s %s", ev.Seq, k, why))
+		}
+	}
+	want := []string{"2 http HTTP 404", "8 stderr stderr", "9 exit exit status 2", "13 exit killed by SIGSEGV", "14 exit the provider's stream ended without an exit status", "15 http upstream reset"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		outcome   string
+		interrupt bool
+		want      string
+	}{{"success", false, ""}, {"failure", false, FlagFailed}, {"failure", true, ""}, {"defect", false, FlagFailed}, {"interrupted", false, ""}, {"unknown", false, FlagUnanswered}, {"open", false, FlagUnanswered}} {
+		if got := CallFlag(tc.outcome, tc.interrupt); got != tc.want {
+			t.Errorf("CallFlag(%s, %v) = %q, want %q", tc.outcome, tc.interrupt, got, tc.want)
+		}
+	}
+	texts := []string{FlagText("exit status 1", "exit 1: exit status 1"), FlagText("HTTP 529", "529"), FlagText("stderr", "boom")}
+	if diff := cmp.Diff([]string{"exit 1: exit status 1", "HTTP 529", "stderr: boom"}, texts); diff != "" {
+		t.Errorf("FlagText (-want +got):\n%s", diff)
+	}
 }

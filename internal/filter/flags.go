@@ -2,6 +2,7 @@ package filter
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/wireproof/wireproof/bundle"
 )
@@ -22,6 +23,10 @@ const (
 // FlagNames lists the flags in the order they are shown.
 var FlagNames = []string{FlagExit, FlagStderr, FlagHTTP, FlagFailed, FlagUnanswered, FlagDecode, FlagConformance}
 
+// politeStop are the signals that ask a process to stop: a provider the
+// server stops with one has not failed.
+var politeStop = map[string]bool{"SIGTERM": true, "SIGINT": true, "SIGHUP": true, "terminated": true, "interrupt": true, "hangup": true}
+
 // eventFlag is the flag an event carries by itself, with a few words of
 // why; "" when none. signalled: wireproof had sent the process a signal, so
 // its death by one is the stop it asked for. The flags of calls, decode
@@ -30,12 +35,12 @@ func eventFlag(ev *bundle.Event, signalled bool) (flag, why string) {
 	switch ev.Kind {
 	case bundle.KindProcExit:
 		switch {
-		case ev.Name != "" && !signalled:
+		case ev.Name != "" && !signalled && !politeStop[ev.Name]:
 			return FlagExit, "killed by " + ev.Name
+		case ev.Err != "" && !signalled:
+			return FlagExit, ev.Err
 		case ev.Name == "" && ev.Code != 0:
 			return FlagExit, "exit status " + strconv.Itoa(ev.Code)
-		case ev.Err != "":
-			return FlagExit, ev.Err
 		}
 	case bundle.KindProcLog:
 		if ev.Type == bundle.TypeStderr {
@@ -70,4 +75,16 @@ func CallFlag(outcome string, onlyInterrupt bool) string {
 		return FlagUnanswered
 	}
 	return ""
+}
+
+// FlagText is a flag's line: why it was raised and the event's summary,
+// each said once.
+func FlagText(why, summary string) string {
+	switch {
+	case strings.Contains(why, summary):
+		return why
+	case strings.Contains(summary, why):
+		return summary
+	}
+	return why + ": " + summary
 }
