@@ -36,6 +36,11 @@ type Result struct {
 	Interrupted bool            `json:"interrupted,omitempty"`
 	Workspace   string          `json:"workspace,omitempty"` // the kept server home and project (KeepWorkspace)
 	Events      uint64          `json:"events"`
+	// ServerOutput is what the server printed last (stdout and stderr, at
+	// most 20 lines, every secret redacted) when it exited, or never
+	// printed its ready line, while starting or restarting: why it did not
+	// come up. Empty when it started.
+	ServerOutput []string `json:"serverOutput,omitempty"`
 }
 
 // Run performs one scenario run: it starts the server behind the recorder,
@@ -220,6 +225,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, outputErr(res.VerdictFile, err)
 	}
 	res.Verdict, res.Status, res.Interrupted = verdict, verdict.Status, interrupted
+	r.mu.Lock()
+	res.ServerOutput = r.startOutput
+	r.mu.Unlock()
 	return res, nil
 }
 
@@ -294,6 +302,9 @@ type run struct {
 	mu     sync.Mutex
 	phase  replay.Phase
 	server *record.Process
+	// startOutput is the server's last output lines when it did not come
+	// up (Result.ServerOutput).
+	startOutput []string
 }
 
 func (r *run) emit(ev *bundle.Event) uint64 {
@@ -563,7 +574,26 @@ func (r *run) startServer(ctx, bg context.Context) error {
 	if r.opts.Hooks != nil && r.opts.Hooks.ServerStarted != nil {
 		r.opts.Hooks.ServerStarted(srv.Pid())
 	}
-	return srv.Ready(ctx)
+	err = srv.Ready(ctx)
+	var exited *record.ExitedError
+	var timedOut *record.ReadyTimeoutError
+	var lines []string
+	switch {
+	case errors.As(err, &exited):
+		lines = exited.LastLines
+	case errors.As(err, &timedOut):
+		lines = timedOut.LastLines
+	}
+	if lines != nil {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = r.rec.Redact(l)
+		}
+		r.mu.Lock()
+		r.startOutput = out
+		r.mu.Unlock()
+	}
+	return err
 }
 
 // startProxy puts the recording proxy in front of the server's port.

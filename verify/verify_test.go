@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -633,9 +634,18 @@ func TestKeepWorkspace(t *testing.T) {
 }
 
 // A server that exits before its ready line fails server-alive, and says it
-// never became ready.
+// never became ready; the result carries its last output (stdout and
+// stderr), the bootstrap token it was given redacted.
 func TestServerDiesBeforeReady(t *testing.T) {
-	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: "sh -c 'echo starting; exit 4'"})
+	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: "sh -c 'echo starting; echo config missing: /etc/t3 >&2; cat <&3 >&2; echo >&2; exit 4' #"})
+	// stdout and stderr are read apart: their lines' order is not fixed.
+	out := strings.Join(res.ServerOutput, "\n")
+	if len(res.ServerOutput) != 3 || !slices.Contains(res.ServerOutput, "starting") || !slices.Contains(res.ServerOutput, "config missing: /etc/t3") {
+		t.Errorf("server output %q, want its three lines", res.ServerOutput)
+	}
+	if !strings.Contains(out, `"desktopBootstrapToken":"[REDACTED]"`) {
+		t.Errorf("the bootstrap it printed is not there redacted:\n%s", out)
+	}
 	f := res.Verdict.Failure
 	if f == nil || f.Check != assert.CheckServerAlive {
 		t.Fatalf("failure %+v, want %s", f, assert.CheckServerAlive)

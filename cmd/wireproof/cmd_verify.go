@@ -206,6 +206,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	upErr := out.finish(ctx, res.Interrupted, stdout)
 	v := res.Verdict
 	writeRunResult(stdout, res.Scenario, res.Events, out.shown(res.Bundle), v)
+	writeServerOutput(stdout, res.ServerOutput)
 	fmt.Fprintf(stdout, "Verdict: %s\n", out.shown(res.VerdictFile))
 	if res.Workspace != "" {
 		fmt.Fprintf(stdout, "Workspace: %s\n", res.Workspace)
@@ -233,6 +234,19 @@ func writeRunResult(w io.Writer, scenario assert.Scenario, events uint64, bundle
 		fmt.Fprintf(w, "  suites: %s\n", line)
 	}
 	writeSuiteFailures(w, bundle, v, "  ")
+}
+
+// writeServerOutput prints the last lines a server that did not come up
+// printed (verify.Result.ServerOutput), so a --server-cmd that dies at
+// startup says why on the console, not only in the bundle.
+func writeServerOutput(w io.Writer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  the server did not come up; its last output (%d line(s)):\n", len(lines))
+	for _, l := range lines {
+		fmt.Fprintf(w, "    | %s\n", l)
+	}
 }
 
 func verifyError(err error) error {
