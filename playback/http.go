@@ -74,8 +74,9 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // respond plays a recorded response: its status and headers after the
-// recorded latency, then its body chunk by chunk with the recorded gaps, ids
-// mapped to the client's.
+// recorded latency (the 1xx responses relayed before it first), then its
+// body chunk by chunk with the recorded gaps and its trailers, ids mapped to
+// the client's.
 func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, arrived time.Time) {
 	ctx := r.Context()
 	if x.Status == 0 {
@@ -83,6 +84,25 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 		return
 	}
 	h := w.Header()
+	t := p.opts.Timing
+	if t.wait(ctx, arrived, x.RespT-x.ReqT) != nil {
+		return
+	}
+	// The 1xx responses, as the proxy relayed them: never to an HTTP/1.0
+	// client (RFC 9110 section 15.2), and no 100 Continue, which the server
+	// sent already if the client asked for it, when its body was read.
+	for _, in := range x.Informational {
+		if !r.ProtoAtLeast(1, 1) || in.Status == http.StatusContinue || in.Status < 100 || in.Status > 199 || in.Status == http.StatusSwitchingProtocols {
+			continue
+		}
+		for k, vs := range in.Header {
+			for _, v := range vs {
+				h.Add(k, p.ids.applyString(v))
+			}
+		}
+		w.WriteHeader(in.Status)
+		clear(h) // a 1xx's headers are its own (WriteHeader keeps them)
+	}
 	for k, vs := range x.RespHeader {
 		for _, v := range vs {
 			h.Add(k, p.ids.applyString(v))
@@ -93,9 +113,8 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 	if x.Decoded {
 		h.Del("Content-Encoding") // the recording holds the body decoded
 	}
-	t := p.opts.Timing
-	if t.wait(ctx, arrived, x.RespT-x.ReqT) != nil {
-		return
+	for k := range x.Trailer {
+		h.Add("Trailer", k)
 	}
 	w.WriteHeader(x.Status)
 	rc := http.NewResponseController(w)
@@ -111,6 +130,11 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 		}
 		rc.Flush()
 		prevT, prevWall = c.T, time.Now()
+	}
+	for k, vs := range x.Trailer {
+		for _, v := range vs {
+			h.Add(k, p.ids.applyString(v))
+		}
 	}
 }
 

@@ -37,6 +37,18 @@ type Exchange struct {
 	// so it is served as identity.
 	Decoded bool
 	Err     string // why the exchange ended early, if it did
+	// Informational are the 1xx responses relayed before the final one
+	// (http.response's attrs "informational"), in order.
+	Informational []Informational
+	// Trailer is the response's trailers (http.end's attrs
+	// "responseTrailer"), nil when it had none.
+	Trailer http.Header
+}
+
+// Informational is one recorded 1xx response.
+type Informational struct {
+	Status int         `json:"status"`
+	Header http.Header `json:"header"`
 }
 
 // Chunk is one piece of a response body as it arrived.
@@ -119,10 +131,26 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 		case bundle.KindHTTPResponse:
 			if x := xs[ev.Conn]; x != nil {
 				x.Status, x.RespHeader, x.RespT = ev.Status, ev.Header.Clone(), ev.T
+				if len(ev.Attrs) > 0 {
+					var a struct {
+						Informational []Informational `json:"informational"`
+					}
+					if json.Unmarshal(ev.Attrs, &a) == nil {
+						x.Informational = a.Informational
+					}
+				}
 			}
 		case bundle.KindHTTPEnd:
 			if x := xs[ev.Conn]; x != nil {
 				x.Truncated, x.Err = ev.Truncated, ev.Err
+				if len(ev.Attrs) > 0 {
+					var a struct {
+						Trailer http.Header `json:"responseTrailer"`
+					}
+					if json.Unmarshal(ev.Attrs, &a) == nil {
+						x.Trailer = a.Trailer
+					}
+				}
 				delete(xs, ev.Conn)
 			}
 		case bundle.KindWSOpen:
