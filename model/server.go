@@ -60,17 +60,7 @@ func (h *Handler) logf(format string, args ...any) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("request-id", "req_wireproof")
-	switch r.URL.Path {
-	case "/v1/messages", "/v1/messages/count_tokens":
-	default:
-		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrNotFound, "Not found: "+r.Method+" "+r.URL.Path))
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		e := anthropic.NewError(anthropic.ErrInvalidRequest, "Method "+r.Method+" is not allowed on "+r.URL.Path+"; use POST")
-		e.Status = http.StatusMethodNotAllowed
-		anthropic.WriteError(w, e)
+	if !Routed(w, r) {
 		return
 	}
 	if r.Header.Get("x-api-key") == "" && r.Header.Get("Authorization") == "" {
@@ -132,6 +122,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// Routed reports whether r is a call of the Messages API this package
+// serves (POST /v1/messages or /v1/messages/count_tokens, any query);
+// otherwise it has answered it in the API's error shape: 404 for another
+// path, 405 for another method.
+func Routed(w http.ResponseWriter, r *http.Request) bool {
+	switch r.URL.Path {
+	case "/v1/messages", "/v1/messages/count_tokens":
+	default:
+		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrNotFound, "Not found: "+r.Method+" "+r.URL.Path))
+		return false
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		e := anthropic.NewError(anthropic.ErrInvalidRequest, "Method "+r.Method+" is not allowed on "+r.URL.Path+"; use POST")
+		e.Status = http.StatusMethodNotAllowed
+		anthropic.WriteError(w, e)
+		return false
+	}
+	return true
 }
 
 func faultNote(f string) string {
@@ -230,6 +241,13 @@ func Start(ctx context.Context, addr string, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Serve(ctx, addr, h)
+}
+
+// Serve listens on addr ("" means 127.0.0.1:0) and serves h there until
+// Close or ctx's end: another Messages API than the scripted one (a
+// cassette, package model/cassette) served the same way.
+func Serve(ctx context.Context, addr string, h http.Handler) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}

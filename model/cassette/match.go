@@ -1,0 +1,413 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// token classes: run-bound values set apart when strings are compared.
+var tokenRE = regexp.MustCompile(strings.Join([]string{
+	`(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`,
+	`(?P<port>(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]+)`,
+	`(?P<tmp>(?:/tmp|/var/tmp|/private/var/folders/[^/\s"']+/[^/\s"']+/T)/[^/\s"'\\<>]+)`,
+	`(?P<time>[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))`,
+	`(?P<id>\b(?:toolu|msg|srvtoolu|req)_[A-Za-z0-9]{8,})`,
+}, "|"))
+
+// segment is a piece of a string: a literal, or a run-bound token of a class.
+type segment struct {
+	class string // "" for a literal
+	text  string
+}
+
+// tokenize cuts s into literals and run-bound tokens.
+func tokenize(s string) []segment {
+	var out []segment
+	names := tokenRE.SubexpNames()
+	last := 0
+	for _, m := range tokenRE.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > last {
+			out = append(out, segment{text: s[last:m[0]]})
+		}
+		class := ""
+		for g := 1; g < len(names); g++ {
+			if m[2*g] >= 0 {
+				class = names[g]
+				break
+			}
+		}
+		out = append(out, segment{class: class, text: s[m[0]:m[1]]})
+		last = m[1]
+	}
+	if last < len(s) {
+		out = append(out, segment{text: s[last:]})
+	}
+	return out
+}
+
+// Shape is the part of a Messages request a cassette matches: the path
+// (messages or count_tokens), whether it streams, the model, the tools'
+// names and the messages (each content a list of blocks, cache_control
+// left out). The system prompt, metadata (the CLI's device and session
+// ids), max_tokens and the other settings are not matched.
+type Shape struct {
+	Path   string
+	Stream bool
+	Model  string
+	value  any // {"messages": [...], "tools": [...]} as generic JSON
+}
+
+// ParseShape reads a request body into its Shape.
+func ParseShape(path string, body []byte) (*Shape, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return nil, fmt.Errorf("the request body is not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("the request body holds more than one JSON value")
+	}
+	msgs, ok := top["messages"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("the request has no messages array")
+	}
+	s := &Shape{Path: path}
+	s.Stream, _ = top["stream"].(bool)
+	s.Model, _ = top["model"].(string)
+	var names []any
+	if tools, ok := top["tools"].([]any); ok {
+		for _, t := range tools {
+			if m, ok := t.(map[string]any); ok {
+				names = append(names, m["name"])
+			}
+		}
+	}
+	norm := make([]any, len(msgs))
+	for i, m := range msgs {
+		norm[i] = normMessage(m)
+	}
+	s.value = map[string]any{"messages": norm, "tools": names}
+	return s, nil
+}
+
+// normMessage makes a message's content a list of blocks and drops
+// cache_control, which the CLI moves to the newest turn.
+func normMessage(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := map[string]any{}
+	for k, x := range m {
+		if k == "cache_control" {
+			continue
+		}
+		if k == "content" {
+			x = normContent(x)
+		}
+		out[k] = x
+	}
+	return out
+}
+
+func normContent(v any) any {
+	switch c := v.(type) {
+	case string:
+		return []any{map[string]any{"type": "text", "text": c}}
+	case []any:
+		out := make([]any, len(c))
+		for i, b := range c {
+			out[i] = normMessage(b)
+		}
+		return out
+	}
+	return v
+}
+
+// Bindings maps a recorded run-bound value to this run's.
+type Bindings map[string]string
+
+// changes reports whether a recorded value is bound to another.
+func (b Bindings) changes() bool {
+	for k, v := range b {
+		if k != v {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply replaces every recorded value bound to another in s, the longest
+// first so that one value inside another is not cut.
+func (b Bindings) Apply(s string) string {
+	if len(b) == 0 {
+		return s
+	}
+	keys := slices.Collect(maps.Keys(b))
+	slices.SortFunc(keys, func(x, y string) int {
+		if len(x) != len(y) {
+			return len(y) - len(x)
+		}
+		return strings.Compare(x, y)
+	})
+	var pairs []string
+	for _, k := range keys {
+		if b[k] != k {
+			pairs = append(pairs, k, b[k])
+		}
+	}
+	if len(pairs) == 0 {
+		return s
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// Diff is where a live request first differs from a recorded one.
+type Diff struct {
+	// Path names the field: "messages[3].content[0].text", "model",
+	// "tools[2]".
+	Path string
+	// Recorded and Live are the two values there, shown in one line ("" for
+	// absent).
+	Recorded, Live string
+	// Count is how many places differ in all.
+	Count int
+	// Prefix is how many leading messages are equal: the nearest recorded
+	// request is the one with the longest.
+	Prefix int
+}
+
+func (d *Diff) String() string {
+	if d == nil {
+		return ""
+	}
+	var s string
+	switch {
+	case d.Recorded == "":
+		s = fmt.Sprintf("%s: not recorded, the client sent %s", d.Path, d.Live)
+	case d.Live == "":
+		s = fmt.Sprintf("%s: recorded %s, the client sent none", d.Path, d.Recorded)
+	default:
+		s = fmt.Sprintf("%s: recorded %s, the client sent %s", d.Path, d.Recorded, d.Live)
+	}
+	if n := d.Count - 1; n == 1 {
+		s += " (and 1 more difference)"
+	} else if n > 1 {
+		s += fmt.Sprintf(" (and %d more differences)", n)
+	}
+	return s
+}
+
+// Match compares a live request with a recorded one. It returns the
+// bindings of the recorded run-bound values to the live ones when they
+// match, else the first difference (nil bindings).
+func Match(rec, live *Shape) (Bindings, *Diff) {
+	m := &matcher{bind: Bindings{}}
+	if rec.Path != live.Path {
+		m.differ("path", show(rec.Path), show(live.Path))
+	}
+	if rec.Stream != live.Stream {
+		m.differ("stream", fmt.Sprint(rec.Stream), fmt.Sprint(live.Stream))
+	}
+	if rec.Model != live.Model {
+		m.differ("model", show(rec.Model), show(live.Model))
+	}
+	rv, _ := rec.value.(map[string]any)
+	lv, _ := live.value.(map[string]any)
+	m.walk("tools", rv["tools"], lv["tools"])
+	rm, _ := rv["messages"].([]any)
+	lm, _ := lv["messages"].([]any)
+	prefix := -1
+	for i := range max(len(rm), len(lm)) {
+		before := m.count
+		var rv, lv any
+		if i < len(rm) {
+			rv = rm[i]
+		}
+		if i < len(lm) {
+			lv = lm[i]
+		}
+		m.pair(fmt.Sprintf("messages[%d]", i), rv, i < len(rm), lv, i < len(lm))
+		if m.count > before && prefix < 0 {
+			prefix = i
+		}
+	}
+	if prefix < 0 {
+		prefix = min(len(rm), len(lm))
+	}
+	if m.first != nil {
+		m.first.Count, m.first.Prefix = m.count, prefix
+		return nil, m.first
+	}
+	return m.bind, nil
+}
+
+type matcher struct {
+	bind  Bindings
+	first *Diff
+	count int
+}
+
+func (m *matcher) differ(path, rec, live string) {
+	m.count++
+	if m.first == nil {
+		m.first = &Diff{Path: path, Recorded: rec, Live: live}
+	}
+}
+
+// pair compares the values at one place, either of them absent.
+func (m *matcher) pair(path string, rec any, hasRec bool, live any, hasLive bool) {
+	switch {
+	case !hasRec:
+		m.differ(path, "", show(live))
+	case !hasLive:
+		m.differ(path, show(rec), "")
+	default:
+		m.walk(path, rec, live)
+	}
+}
+
+// walk compares two JSON values: objects by sorted key, arrays in order,
+// strings token by token.
+func (m *matcher) walk(path string, rec, live any) {
+	switch r := rec.(type) {
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !ok {
+			break
+		}
+		union := maps.Clone(l)
+		maps.Copy(union, r)
+		for _, k := range slices.Sorted(maps.Keys(union)) {
+			rv, rok := r[k]
+			lv, lok := l[k]
+			m.pair(join(path, k), rv, rok, lv, lok)
+		}
+		return
+	case []any:
+		l, ok := live.([]any)
+		if !ok {
+			break
+		}
+		for i := range max(len(r), len(l)) {
+			var rv, lv any
+			if i < len(r) {
+				rv = r[i]
+			}
+			if i < len(l) {
+				lv = l[i]
+			}
+			m.pair(fmt.Sprintf("%s[%d]", path, i), rv, i < len(r), lv, i < len(l))
+		}
+		return
+	case string:
+		l, ok := live.(string)
+		if !ok {
+			break
+		}
+		if !m.strings(r, l) {
+			m.differ(path, show(r), show(l))
+		}
+		return
+	case nil:
+		if live == nil {
+			return
+		}
+	default:
+		if scalarEqual(rec, live) {
+			return
+		}
+	}
+	m.differ(path, show(rec), show(live))
+}
+
+// strings compares two strings with their run-bound tokens set apart,
+// binding each recorded token to the live one at its place (a token bound
+// once must be bound to the same value everywhere).
+func (m *matcher) strings(rec, live string) bool {
+	if rec == live {
+		for _, s := range tokenize(rec) {
+			if s.class != "" {
+				if _, ok := m.bind[s.text]; !ok {
+					m.bind[s.text] = s.text
+				}
+			}
+		}
+		return true
+	}
+	rs, ls := tokenize(rec), tokenize(live)
+	if len(rs) != len(ls) {
+		return false
+	}
+	pending := map[string]string{}
+	for i := range rs {
+		r, l := rs[i], ls[i]
+		if r.class != l.class {
+			return false
+		}
+		if r.class == "" {
+			if r.text != l.text {
+				return false
+			}
+			continue
+		}
+		if r.class == "port" && hostOf(r.text) != hostOf(l.text) {
+			return false
+		}
+		if b, ok := m.bind[r.text]; ok && b != l.text {
+			return false
+		}
+		if b, ok := pending[r.text]; ok && b != l.text {
+			return false
+		}
+		pending[r.text] = l.text
+	}
+	maps.Copy(m.bind, pending)
+	return true
+}
+
+func hostOf(hostport string) string {
+	i := strings.LastIndexByte(hostport, ':')
+	return hostport[:i]
+}
+
+func scalarEqual(a, b any) bool {
+	an, aok := a.(json.Number)
+	bn, bok := b.(json.Number)
+	if aok && bok {
+		return an == bn
+	}
+	return a == b
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// show is a value in one line, cut to 120 bytes.
+func show(v any) string {
+	var s string
+	if str, ok := v.(string); ok {
+		s = fmt.Sprintf("%q", str)
+	} else {
+		b, err := json.Marshal(v)
+		if err != nil {
+			s = fmt.Sprint(v)
+		} else {
+			s = string(b)
+		}
+	}
+	if len(s) > 120 {
+		s = strings.ToValidUTF8(s[:120], "") + "..."
+	}
+	return s
+}

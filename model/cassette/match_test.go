@@ -1,0 +1,115 @@
+package cassette
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func shape(t *testing.T, body string) *Shape {
+	t.Helper()
+	s, err := ParseShape("/v1/messages", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestMatch: what is matched (messages, tools, model, stream) and what is
+// bound (run-bound values at the same place), with the first difference's
+// path when they do not match.
+func TestMatch(t *testing.T) {
+	const gate = `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"curl http://127.0.0.1:4000/0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b in /tmp/wireproof-run-1-2"}]}`
+	for _, tc := range []struct {
+		name, rec, live string
+		bind            Bindings
+		path            string
+	}{
+		{name: "run-bound values bound", rec: gate,
+			live: `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"system":"other","metadata":{"user_id":"x"},"messages":[{"role":"user","content":[{"type":"text","text":"curl http://127.0.0.1:5000/b330e73c-abad-488c-888b-d0069d6f5f5e in /tmp/wireproof-run-3-4","cache_control":{"type":"ephemeral"}}]}]}`,
+			bind: Bindings{"127.0.0.1:4000": "127.0.0.1:5000", "0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b": "b330e73c-abad-488c-888b-d0069d6f5f5e", "/tmp/wireproof-run-1-2": "/tmp/wireproof-run-3-4"}},
+		{name: "a changed word", rec: gate,
+			live: `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"wget http://127.0.0.1:5000/b330e73c-abad-488c-888b-d0069d6f5f5e in /tmp/x"}]}`,
+			path: "messages[0].content[0].text"},
+		{name: "another host", rec: gate,
+			live: `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"curl http://localhost:5000/b330e73c-abad-488c-888b-d0069d6f5f5e in /tmp/wireproof-run-3-4"}]}`,
+			path: "messages[0].content[0].text"},
+		{name: "a tool more", rec: gate,
+			live: `{"model":"m","stream":true,"tools":[{"name":"Bash"},{"name":"Read"}],"messages":[{"role":"user","content":"curl http://127.0.0.1:4000/0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b in /tmp/wireproof-run-1-2"}]}`,
+			path: "tools[1]"},
+		{name: "another model", rec: gate,
+			live: `{"model":"n","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"curl http://127.0.0.1:4000/0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b in /tmp/wireproof-run-1-2"}]}`,
+			path: "model"},
+		{name: "a message more", rec: `{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+			live: `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`,
+			path: "messages[1]"},
+		{name: "one recorded id bound to two", rec: `{"model":"m","messages":[{"role":"user","content":"toolu_wpAAAAAAAAAA toolu_wpAAAAAAAAAA"}]}`,
+			live: `{"model":"m","messages":[{"role":"user","content":"toolu_wpBBBBBBBBBB toolu_wpCCCCCCCCCC"}]}`,
+			path: "messages[0].content[0].text"},
+		{name: "ids bound across messages", rec: `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpAAAAAAAAAA","name":"Bash","input":{"command":"ls"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpAAAAAAAAAA","content":"ok"}]}]}`,
+			live: `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpBBBBBBBBBB","name":"Bash","input":{"command":"ls"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpBBBBBBBBBB","content":"ok"}]}]}`,
+			bind: Bindings{"toolu_wpAAAAAAAAAA": "toolu_wpBBBBBBBBBB"}},
+		{name: "a tool_result answering another id", rec: `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpAAAAAAAAAA","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpAAAAAAAAAA","content":"ok"}]}]}`,
+			live: `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpBBBBBBBBBB","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpCCCCCCCCCC","content":"ok"}]}]}`,
+			path: "messages[1].content[0].tool_use_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bind, d := Match(shape(t, tc.rec), shape(t, tc.live))
+			if tc.path != "" {
+				if d == nil || d.Path != tc.path {
+					t.Fatalf("diff %v, want one at %s", d, tc.path)
+				}
+				return
+			}
+			if d != nil {
+				t.Fatalf("no match: %s", d)
+			}
+			changed := Bindings{}
+			for k, v := range bind {
+				if k != v {
+					changed[k] = v
+				}
+			}
+			if diff := cmp.Diff(tc.bind, changed); diff != "" {
+				t.Errorf("bindings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestApply: the longest recorded value is replaced first.
+func TestApply(t *testing.T) {
+	b := Bindings{"127.0.0.1:4000": "127.0.0.1:5000", "/tmp/a": "/tmp/b", "same": "same"}
+	if got := b.Apply("curl http://127.0.0.1:4000/x > /tmp/a/out same"); got != "curl http://127.0.0.1:5000/x > /tmp/b/out same" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// FuzzMatch: any two bodies parse or fail cleanly, a body matches itself
+// with every binding the identity, and a diff's path is never empty.
+func FuzzMatch(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"curl http://127.0.0.1:4000/0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b"}]}`), []byte(`{"model":"m","messages":[]}`))
+	f.Add([]byte(`{"messages":"x"}`), []byte(`[1,2]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		sa, err := ParseShape("/v1/messages", a)
+		if err != nil {
+			return
+		}
+		bind, d := Match(sa, sa)
+		if d != nil {
+			t.Fatalf("a body does not match itself: %s", d)
+		}
+		for k, v := range bind {
+			if k != v {
+				t.Fatalf("self-match bound %q to %q", k, v)
+			}
+		}
+		sb, err := ParseShape("/v1/messages", b)
+		if err != nil {
+			return
+		}
+		if _, d := Match(sa, sb); d != nil && d.Path == "" {
+			t.Fatalf("a diff without a path: %+v", d)
+		}
+	})
+}

@@ -1,0 +1,381 @@
+package cassette
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wireproof/wireproof/model"
+	"github.com/wireproof/wireproof/model/anthropic"
+)
+
+// HeaderCassette is the response header a cassette sets: "played" on a
+// recorded answer, "miss" on the error that answers a request matching
+// nothing. The recording proxy keeps it, so a bundle shows which model
+// answers were a cassette's misses (check model-cassette-miss).
+const HeaderCassette = "X-Wireproof-Cassette"
+
+// maxBody caps a request body, as the scripted model does.
+const maxBody = 32 << 20
+
+// Options configure a Handler. Nil means defaults.
+type Options struct {
+	// Fast plays answers as fast as possible; by default a streamed answer
+	// keeps its recorded pacing (the latency to its head, the gaps between
+	// its chunks).
+	Fast bool
+	// OnMiss, when set, is called with each miss as it happens.
+	OnMiss func(Miss)
+	// Logf, when set, gets one line per request: what was played or missed.
+	Logf func(format string, args ...any)
+}
+
+// Miss is a live request the cassette has no recorded answer for.
+type Miss struct {
+	// Request is the live request in one line: its path and how many
+	// messages and tools it has.
+	Request string `json:"request"`
+	// Closest names the nearest recorded request ("" when the cassette has
+	// none of the path), ClosestSeq its seq in its bundle.
+	Closest    string `json:"closest,omitempty"`
+	ClosestSeq uint64 `json:"closestSeq,omitempty"`
+	// Path is the first field where the live request differs from the
+	// closest ("messages[3].content[0].text"); Diff says it in words.
+	Path string `json:"path,omitempty"`
+	Diff string `json:"diff,omitempty"`
+	// Reason says why when there is no diff (the body is not a Messages
+	// request).
+	Reason string `json:"reason,omitempty"`
+}
+
+// String is the miss as the API error's message.
+func (m Miss) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wireproof cassette: no recorded model call matches %s", m.Request)
+	if m.Reason != "" {
+		fmt.Fprintf(&b, "; %s", m.Reason)
+	}
+	if m.Closest != "" {
+		fmt.Fprintf(&b, "; closest recorded: %s; first difference: %s", m.Closest, m.Diff)
+	}
+	return b.String()
+}
+
+// Report is what a Handler played and missed.
+type Report struct {
+	Played   int      `json:"played"`
+	Repeated int      `json:"repeated"` // answered again after every match had been played
+	Missed   int      `json:"missed"`
+	Misses   []Miss   `json:"misses"`
+	Unplayed []string `json:"unplayed"` // recorded calls never played
+}
+
+// Summary is the report in a few lines for a person.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cassette: played %d, repeated %d, missed %d, never played %d\n", r.Played, r.Repeated, r.Missed, len(r.Unplayed))
+	for _, m := range r.Misses {
+		fmt.Fprintf(&b, "miss: %s\n", m.String())
+	}
+	for _, u := range r.Unplayed {
+		fmt.Fprintf(&b, "never played: %s\n", u)
+	}
+	return b.String()
+}
+
+// maxListedMisses caps Report.Misses.
+const maxListedMisses = 1000
+
+// Handler answers Messages requests from a cassette.
+type Handler struct {
+	c  *Cassette
+	o  Options
+	mu sync.Mutex
+	// played counts each call's plays; bind holds the bindings of every
+	// request matched so far (a value bound by one request is bound for
+	// the later ones too).
+	played []int
+	bind   Bindings
+	report Report
+}
+
+// NewHandler returns a handler serving c.
+func NewHandler(c *Cassette, opts *Options) *Handler {
+	h := &Handler{c: c, played: make([]int, len(c.Calls)), bind: Bindings{}}
+	if opts != nil {
+		h.o = *opts
+	}
+	return h
+}
+
+// Report returns what was played and missed so far.
+func (h *Handler) Report() Report {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.report
+	r.Misses = append([]Miss(nil), r.Misses...)
+	r.Unplayed = nil
+	for i, n := range h.played {
+		if n == 0 {
+			r.Unplayed = append(r.Unplayed, h.c.Calls[i].Name())
+		}
+	}
+	return r
+}
+
+func (h *Handler) logf(format string, args ...any) {
+	if h.o.Logf != nil {
+		h.o.Logf(format, args...)
+	}
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	if !model.Routed(w, r) {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		reason := fmt.Sprintf("its body is over %d bytes", maxBody)
+		if err != nil {
+			reason = "its body could not be read: " + err.Error()
+		}
+		h.miss(w, Miss{Request: "POST " + r.URL.Path, Reason: reason})
+		return
+	}
+	live, err := ParseShape(r.URL.Path, body)
+	if err != nil {
+		h.miss(w, Miss{Request: "POST " + r.URL.Path, Reason: err.Error()})
+		return
+	}
+	call, bind, miss := h.pick(live)
+	if call == nil {
+		h.miss(w, miss)
+		return
+	}
+	h.logf("cassette: %s answered by %s", describe(live), call.Name())
+	h.play(w, r.Context(), call, bind, arrived)
+}
+
+// describe is a live request in one line.
+func describe(s *Shape) string {
+	v, _ := s.value.(map[string]any)
+	msgs, _ := v["messages"].([]any)
+	tools, _ := v["tools"].([]any)
+	return fmt.Sprintf("POST %s (%d messages, %d tools)", s.Path, len(msgs), len(tools))
+}
+
+// pick finds the recorded call that answers live: the first matching call
+// not played yet, else the last matching one played (a repeat). Without a
+// match it explains the miss with the nearest recorded request: the most
+// leading messages equal, then the fewest differences, then the first
+// recorded.
+func (h *Handler) pick(live *Shape) (*Call, Bindings, Miss) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	found, repeat := -1, -1
+	var foundBind, repeatBind Bindings
+	var near *Diff
+	nearest := -1
+	for i, c := range h.c.Calls {
+		b, d := Match(c.Shape, live)
+		if d != nil {
+			if c.Shape.Path == live.Path && (near == nil || d.Prefix > near.Prefix || d.Prefix == near.Prefix && d.Count < near.Count) {
+				near, nearest = d, i
+			}
+			continue
+		}
+		if h.played[i] == 0 {
+			found, foundBind = i, b
+			break
+		}
+		repeat, repeatBind = i, b
+	}
+	if found < 0 && repeat >= 0 {
+		found, foundBind = repeat, repeatBind
+		h.report.Repeated++
+	}
+	if found < 0 {
+		m := Miss{Request: describe(live)}
+		if nearest >= 0 {
+			c := h.c.Calls[nearest]
+			m.Closest, m.ClosestSeq, m.Path, m.Diff = c.Name(), c.Seq, near.Path, near.String()
+		} else {
+			m.Reason = "the cassette has no call of this path"
+		}
+		return nil, nil, m
+	}
+	h.played[found]++
+	h.report.Played++
+	for k, v := range foundBind {
+		h.bind[k] = v
+	}
+	all := Bindings{}
+	for k, v := range h.bind {
+		all[k] = v
+	}
+	return h.c.Calls[found], all, Miss{}
+}
+
+// miss answers an invalid_request_error (which the CLI does not retry)
+// saying what missed, and reports it.
+func (h *Handler) miss(w http.ResponseWriter, m Miss) {
+	h.mu.Lock()
+	h.report.Missed++
+	if len(h.report.Misses) < maxListedMisses {
+		h.report.Misses = append(h.report.Misses, m)
+	}
+	h.mu.Unlock()
+	h.logf("%s", m.String())
+	if h.o.OnMiss != nil {
+		h.o.OnMiss(m)
+	}
+	w.Header().Set(HeaderCassette, "miss")
+	anthropic.WriteError(w, anthropic.NewError(anthropic.ErrInvalidRequest, m.String()))
+}
+
+// play answers with call's recorded answer, bind applied: the recorded
+// chunks as they were when no bound value occurs in them, else a streamed
+// answer assembled, bound and streamed again (a JSON answer bound in
+// place). A stream that did not assemble whole (a fault recorded on
+// purpose, a cut) is played as recorded.
+func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, bind Bindings, arrived time.Time) {
+	x := call.Exchange
+	if x.Status == 0 {
+		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrAPI, "wireproof cassette: the recorded call "+call.Name()+" was never answered"))
+		return
+	}
+	var raw []byte
+	for _, c := range x.Chunks {
+		raw = append(raw, c.Data...)
+	}
+	mt, _, _ := mime.ParseMediaType(x.RespHeader.Get("Content-Type"))
+	sse := mt == "text/event-stream"
+	var events []anthropic.Event
+	bound := raw
+	switch {
+	case sse:
+		events = rebind(raw, bind) // nil: nothing bound, or not whole (played as recorded)
+	default:
+		bound = []byte(bind.Apply(string(raw)))
+	}
+	hdr := w.Header()
+	for k, vs := range x.RespHeader {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Length", "Transfer-Encoding", "Connection", "Date", "Keep-Alive":
+			continue
+		case "Content-Encoding":
+			if x.Decoded {
+				continue
+			}
+		}
+		hdr[k] = append([]string(nil), vs...)
+	}
+	hdr.Set(HeaderCassette, "played")
+	if !sse {
+		hdr.Set("Content-Length", fmt.Sprint(len(bound)))
+	}
+	base := time.Duration(x.ReqT)
+	wait := func(t int64) bool {
+		if h.o.Fast {
+			return ctx.Err() == nil
+		}
+		d := time.Until(arrived.Add(time.Duration(t) - base))
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		select {
+		case <-tm.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if !wait(x.RespT) {
+		return
+	}
+	w.WriteHeader(x.Status)
+	f, _ := w.(http.Flusher)
+	switch {
+	case events != nil:
+		sw := anthropic.NewStreamWriter(w)
+		first, last := x.RespT, x.RespT
+		if len(x.Chunks) > 0 {
+			first, last = x.Chunks[0].T, x.Chunks[len(x.Chunks)-1].T
+		}
+		for i, ev := range events {
+			t := first
+			if len(events) > 1 {
+				t = first + (last-first)*int64(i)/int64(len(events)-1)
+			}
+			if !wait(t) || sw.Write(ev) != nil {
+				return
+			}
+		}
+	case !sse:
+		_, _ = w.Write(bound)
+	default:
+		for _, c := range x.Chunks {
+			if !wait(c.T) {
+				return
+			}
+			if _, err := w.Write(c.Data); err != nil {
+				return
+			}
+			if f != nil {
+				f.Flush()
+			}
+		}
+	}
+	if x.Err != "" && sse {
+		// The recorded stream ended early (a cut): end this one the same way.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// rebind assembles a recorded stream, applies bind to its texts and tool
+// inputs, and returns the events that stream the bound message; nil when
+// no bound value occurs in it (a value may be cut across deltas, so the
+// message is looked at whole) or the stream did not assemble whole.
+func rebind(raw []byte, bind Bindings) []anthropic.Event {
+	if !bind.changes() {
+		return nil
+	}
+	asm := anthropic.NewAssembler()
+	bad := false
+	err := anthropic.ReadEvents(strings.NewReader(string(raw)), func(name string, data []byte) error {
+		if asm.Feed(name, data) != nil {
+			bad = true
+		}
+		return nil
+	})
+	msg := asm.Message()
+	if err != nil || bad || msg == nil || !asm.Complete() || asm.APIError() != nil {
+		return nil
+	}
+	changed := false
+	for i := range msg.Content {
+		b := &msg.Content[i]
+		if t := bind.Apply(b.Text); t != b.Text {
+			b.Text, changed = t, true
+		}
+		if len(b.Input) > 0 {
+			in := bind.Apply(string(b.Input))
+			if in != string(b.Input) && json.Valid([]byte(in)) {
+				b.Input, changed = json.RawMessage(in), true
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return anthropic.Events(msg, nil)
+}
