@@ -215,9 +215,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 		v.FailingEvent = failingEvent(tl.Path, v.FailSeq, limit)
 	}
 	v.Manifest = manifestRows(tl)
-	for _, l := range Lanes {
-		v.Lanes = append(v.Lanes, string(l))
-	}
+	v.Lanes = tl.SideLanes()
 	v.Colspan = len(v.Lanes) + 3
 	maxRows := DefaultMaxRows
 	if opts != nil && opts.MaxRows > 0 {
@@ -236,7 +234,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 			}
 			continue
 		}
-		r := row{Seq: e.Seq, T: msText(e.T), Kind: string(e.Kind), Cells: make([]string, len(Lanes)), Fail: v.HasFailSeq && e.Seq == v.FailSeq}
+		r := row{Seq: e.Seq, T: msText(e.T), Kind: string(e.Kind), Cells: make([]string, len(v.Lanes)), Fail: v.HasFailSeq && e.Seq == v.FailSeq}
 		text := e.Summary
 		if e.RPC != "" {
 			text = "[" + e.RPC + "] " + text
@@ -244,7 +242,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 		if e.Conn != "" {
 			text = e.Conn + " " + text
 		}
-		r.Cells[slices.Index(Lanes, e.Lane)] = text
+		r.Cells[slices.Index(v.Lanes, tl.SideOf(e))] = text
 		v.Rows = append(v.Rows, r)
 	}
 	for _, c := range tl.Calls {

@@ -63,6 +63,7 @@ type Timeline struct {
 
 	callsAt map[uint64][]*RPCCall
 	flagsAt map[uint64][]string
+	sides   map[string]string // HTTP connection -> SideMCP or SideModel
 }
 
 // Lane is the channel an event belongs to in the swimlane.

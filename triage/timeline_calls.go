@@ -15,6 +15,7 @@ import (
 // by the decoders the conformance suite judges. HTTP exchanges have their
 // own list (Timeline.HTTP); Effect RPC comes through onRPC.
 func (b *builder) protocolEvent(pe *protocol.Event) {
+	b.noteSide(pe)
 	if pe.Protocol == protocol.HTTP || pe.Protocol == protocol.EffectRPC {
 		return
 	}
