@@ -43,6 +43,14 @@ func TestBrowserSearchAndFlags(t *testing.T) {
 	br.run(chromedp.Click(chromedp.CSS(`#detail-event .first-bad-link a`)))
 	br.waitJS("the first bad event selected", fmt.Sprintf(`!!document.querySelector('#events .row.selected[data-seq="%s"]')`, fbSeq))
 
+	// A lane per process on the waterfall: the server and each provider.
+	lanes := eval[[]string](br, `document.getElementById("waterfall").waterfall.lanes.map((l) => l.name)`)
+	for _, want := range []string{"server", "provider-1", "provider-2"} {
+		if !slices.Contains(lanes, want) {
+			t.Errorf("waterfall lanes %q lack %q", lanes, want)
+		}
+	}
+
 	br.setSelect("ev-kind", "ws.message")
 	br.run(chromedp.SendKeys(chromedp.CSS("#ev-q"), "notification"))
 	br.waitJS("the search applied", `document.getElementById("events").dataset.filter === "q=notification&kind=ws.message"`)

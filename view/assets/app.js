@@ -762,9 +762,10 @@ class Waterfall {
       }
       return Math.max(ends.length, 1);
     };
-    if (ix.procs.length) {
-      const items = ix.procs.map((p) => ({ type: "proc", t: p.t, endT: p.endT, p }));
-      lanes.push({ name: "server", items, rows: pack(items, 3) });
+    // A lane per process: the server, each provider process.
+    for (const conn of [...new Set(ix.procs.map((p) => p.conn))]) {
+      const items = ix.procs.filter((p) => p.conn === conn).map((p) => ({ type: "proc", t: p.t, endT: p.endT, p }));
+      lanes.push({ name: conn, items, rows: pack(items, 3) });
     }
     if (ix.http.length) {
       const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i }));
