@@ -32,7 +32,8 @@ type Options struct {
 const maxBody = 32 << 20
 
 // Handler serves the Messages API: POST /v1/messages (streamed or not; a
-// query such as ?beta=true is ignored) and POST /v1/messages/count_tokens.
+// query such as ?beta=true is ignored) and POST /v1/messages/count_tokens;
+// and the Responses API, POST /v1/responses (the Codex CLI's).
 // Anything else is answered in the API's error shape.
 type Handler struct {
 	o      Options
@@ -59,6 +60,10 @@ func (h *Handler) logf(format string, args ...any) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == ResponsesPath {
+		h.serveResponses(w, r)
+		return
+	}
 	w.Header().Set("request-id", "req_wireproof")
 	if !Routed(w, r) {
 		return
@@ -103,9 +108,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, resp)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	startStream(w)
 	sw := anthropic.NewStreamWriter(w)
 	for k, ev := range anthropic.Events(resp, h.o.Stream) {
 		switch {
@@ -143,6 +146,13 @@ func Routed(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// startStream answers 200 with an event stream's headers.
+func startStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
 }
 
 func faultNote(f string) string {
