@@ -40,8 +40,17 @@ func stepClock(step int64) func() int64 {
 // The events get their Seq and T set.
 func writeBundle(t testing.TB, events []Event, closeIt bool) []byte {
 	t.Helper()
+	return writeBundleWith(t, events, closeIt, &WriterOptions{})
+}
+
+// writeBundleWith is writeBundle with o's frame options (its Clock and
+// FlushInterval are set as writeBundle's).
+func writeBundleWith(t testing.TB, events []Event, closeIt bool, o *WriterOptions) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
+	opts := *o
+	opts.Clock, opts.FlushInterval = stepClock(1000), time.Hour
+	w, err := NewWriter(&buf, testHeader(), &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@ import (
 )
 
 // A checkpoint is a zstd skippable frame (RFC 8878 section 3.1.2) the
-// Writer puts after every frame it ends, at each flush: it binds everything
+// Writer puts after every frame it ends (every FrameInterval, 4 MiB and at
+// Close; a flush in between ends a block, not the frame): it binds everything
 // stored before it into a chain, so a reader can tell a file cut short (a
 // prefix of what the writer wrote, every checkpoint in it verified) from one
 // that was changed. The last one, after the trailer's frame, is the seal:

@@ -116,6 +116,11 @@ func TestCrash(t *testing.T) {
 	if !r.Truncated() || r.Trailer() != nil {
 		t.Errorf("Truncated() = %v, Trailer() = %v after a kill; want true, nil", r.Truncated(), r.Trailer())
 	}
+	// The frame being written when the recorder was killed had not ended:
+	// its flushed blocks were read, and counted as unverified.
+	if u := r.Unverified(); u == 0 || u > n {
+		t.Errorf("Unverified() = %d of %d events after a kill; want some, at most all", u, n)
+	}
 	t.Logf("%d events survived; %s", n, r.TruncatedReason())
 }
 

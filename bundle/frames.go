@@ -16,12 +16,16 @@ import (
 // This file is the reader's view of the stored bytes: the zstd frames of a
 // bundle and the checkpoints between them (see checkpoint.go), walked by
 // their headers so the reader knows where each frame ends before it decodes
-// it. A format 2 frame is decoded whole (DecodeAll verifies its content
-// checksum before a byte of it is used), so every event read comes from a
-// frame whose checksum and place in the chain were verified, and a file cut
-// inside a frame loses that frame (never flushed in full) instead of
-// returning bytes nothing vouches for. Frame 1 (the header, or all of a
-// format 1 bundle) is decoded as a stream, as format 1 always was.
+// it. A format 2 frame is decoded whole, once the checkpoint after it has
+// vouched for its stored bytes (or DecodeAll has verified its content
+// checksum), so every event of a complete frame comes from bytes whose
+// place in the chain was verified. The Writer flushes zstd blocks, not
+// frames, at its flush interval, so a file cut inside a frame (a killed
+// recorder) holds complete blocks of it: those are decoded and given out
+// as unverified content (Reader.Unverified counts their events) before the
+// cut, unless the file ends with a seal, which makes the cut damage.
+// Frame 1 (the header, or all of a format 1 bundle) is decoded as a
+// stream, as format 1 always was.
 
 // Frame limits. The Writer ends a frame every frameMax decompressed bytes,
 // so a format 2 frame is never larger than that, stored or decoded (zstd's
@@ -78,6 +82,12 @@ type frameReader struct {
 	outOff       int
 	sbuf         []byte // what the stream decoder last gave
 
+	// unverified is set once content no checkpoint vouches for was given
+	// out: the complete blocks of a frame the file ends inside, or a whole
+	// frame without the checkpoint after it (a cut file's last frame).
+	unverified bool
+	tailFrame  bool // f.out holds such content
+
 	cut error // set once the stored stream was found cut
 	err error // sticky
 }
@@ -114,7 +124,15 @@ func (f *frameReader) chunk() ([]byte, error) {
 			c := f.out[f.outOff:]
 			f.outOff = len(f.out)
 			f.produced += int64(len(c))
+			if f.tailFrame {
+				f.unverified = true
+			}
 			return c, nil
+		}
+		if f.cut != nil {
+			// The unfinished frame's complete blocks have been given out.
+			f.err = f.cut
+			continue
 		}
 		if f.cur != nil {
 			if f.sbuf == nil {
@@ -258,6 +276,10 @@ func (f *frameReader) dataFrame(start int64) error {
 		if err == io.EOF {
 			break
 		}
+		var ce *cutError
+		if errors.As(err, &ce) && !f.tailIsSeal() {
+			return f.unfinishedFrame(start)
+		}
 		if err != nil {
 			return err
 		}
@@ -286,7 +308,45 @@ func (f *frameReader) dataFrame(start int64) error {
 	if cp != nil {
 		return f.acceptCheckpoint(cpStart, *cp, f.produced+int64(len(out)))
 	}
+	f.tailFrame = true
 	return nil
+}
+
+// unfinishedFrame decodes the complete blocks of the frame starting at
+// start, which the file ends inside and which is not sealed: the frame a
+// recorder was writing when it was killed. The Writer flushes a block (not
+// the frame) every interval, so those blocks hold every event it flushed;
+// nothing vouches for them but that they decode (no checksum, no
+// checkpoint), so they are given out as unverified content, followed by
+// the cut. A block that does not decode is damage.
+func (f *frameReader) unfinishedFrame(start int64) error {
+	complete := f.buf[:f.walk.complete]
+	f.out, f.outOff, f.tailFrame = f.out[:0], 0, true
+	if f.walk.blocks == 0 {
+		return nil
+	}
+	// The content checksum, if the frame got as far, is cut: a decoder that
+	// expects it would hold back the last block. The copy decoded here is
+	// told it has none (its frame header's checksum flag cleared).
+	complete[4] &^= 0x04
+	if err := f.stream.Reset(bytes.NewReader(complete)); err != nil {
+		return f.damaged(start, "the unfinished zstd frame does not decode (%v)", err)
+	}
+	for len(f.out) <= frameDecodeMax {
+		if cap(f.out)-len(f.out) < 64<<10 {
+			f.out = append(f.out, make([]byte, 64<<10)...)[:len(f.out)]
+		}
+		n, err := f.stream.Read(f.out[len(f.out):cap(f.out)])
+		f.out = f.out[:len(f.out)+n]
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+			return nil
+		}
+		return f.damaged(start, "a complete block of the unfinished zstd frame does not decode (%v)", err)
+	}
+	return f.damaged(start, "the zstd frame decodes to more than the %d bytes a wireproof frame holds", frameDecodeMax)
 }
 
 // decoder returns the decoder of whole frames that checks their content
@@ -405,6 +465,10 @@ type frameWalk struct {
 	last     bool   // the current block is the last
 	tailLeft int    // checksum bytes still to return after the last block
 	done     bool
+	returned int  // bytes returned so far
+	inBlock  bool // a block's header has been read and its end not yet returned
+	complete int  // bytes returned up to the end of the last complete block
+	blocks   int  // complete blocks
 	hdr      [maxFrameHeader]byte
 }
 
@@ -456,6 +520,7 @@ func (w *frameWalk) Read(p []byte) (int, error) {
 			w.pending = w.pending[c:]
 			p = p[c:]
 			n += c
+			w.returned += c
 			continue
 		}
 		if w.left > 0 {
@@ -470,7 +535,14 @@ func (w *frameWalk) Read(p []byte) (int, error) {
 			w.left -= c
 			p = p[c:]
 			n += c
+			w.returned += c
 			continue
+		}
+		if w.inBlock {
+			// A block's bytes have all been returned.
+			w.inBlock = false
+			w.blocks++
+			w.complete = w.returned
 		}
 		if w.done {
 			if n > 0 {
@@ -505,6 +577,7 @@ func (w *frameWalk) Read(p []byte) (int, error) {
 			return n, f.damaged(f.stored-3, "a zstd block of %d bytes, above the format's %d", size, maxBlockSize)
 		}
 		w.pending = h
+		w.inBlock = true
 	}
 	return n, nil
 }

@@ -8,19 +8,27 @@ import (
 	"time"
 )
 
-// integrityBundle is a closed bundle of several frames: one per flush, a
-// message over several zstd blocks, and one that spans frames (over
-// frameMax), like a recording with lifecycle events between bursts.
+// integrityBundle is a closed bundle of several frames, each of several
+// flushed blocks (a frame ends at every second flush), with a message over
+// several zstd blocks, like a recording with lifecycle events between
+// bursts.
 func integrityBundle(t testing.TB) ([]byte, []Event) {
-	return integrityBundleOf(t, 2<<10, 140<<10)
+	return integrityBundleFramed(t, 2<<10, 140<<10, 2)
 }
 
 // integrityBundleOf is integrityBundle with noise random bytes and text
 // bytes of compressible text (over 128 KiB: several blocks).
 func integrityBundleOf(t testing.TB, noiseLen, textLen int) ([]byte, []Event) {
+	return integrityBundleFramed(t, noiseLen, textLen, 2)
+}
+
+// integrityBundleFramed is integrityBundleOf with a frame ended at every
+// frameFlushes-th flush; 0: by the default FrameInterval, which these
+// events (1 µs apart) never reach, so the header's frame and one more.
+func integrityBundleFramed(t testing.TB, noiseLen, textLen, frameFlushes int) ([]byte, []Event) {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
+	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour, frameFlushes: frameFlushes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +70,11 @@ func integrityBundleOf(t testing.TB, noiseLen, textLen int) ([]byte, []Event) {
 
 // readResult reads a whole bundle and says which of the three it is.
 type readResult struct {
-	events    []Event
-	err       error
-	atOpen    bool
-	truncated bool
+	events     []Event
+	err        error
+	atOpen     bool
+	truncated  bool
+	unverified int
 }
 
 func readBytes(data []byte) readResult {
@@ -89,6 +98,7 @@ func readBytes(data []byte) readResult {
 		res.events = append(res.events, ev)
 	}
 	res.truncated = r.Truncated()
+	res.unverified = r.Unverified()
 	return res
 }
 
@@ -96,7 +106,20 @@ func readBytes(data []byte) readResult {
 // flip is found as damage (or, in the first bytes, which say what the file
 // is, makes it unreadable), never read as verified and never as a clean cut.
 func TestBitFlipMatrix(t *testing.T) {
-	data, _ := integrityBundle(t)
+	t.Run("a frame per two flushes", func(t *testing.T) {
+		data, _ := integrityBundle(t)
+		bitFlipMatrix(t, data)
+	})
+	t.Run("default frames", func(t *testing.T) {
+		data, _ := integrityBundleFramed(t, 2<<10, 140<<10, 0)
+		if n := bytes.Count(data, skippableMagic); n != 2 {
+			t.Fatalf("%d checkpoints, want 2 (the header's frame, then one frame of flushed blocks)", n)
+		}
+		bitFlipMatrix(t, data)
+	})
+}
+
+func bitFlipMatrix(t *testing.T, data []byte) {
 	if res := readBytes(data); res.err != nil || res.truncated {
 		t.Fatalf("the intact bundle: err %v, truncated %v", res.err, res.truncated)
 	}
@@ -136,9 +159,15 @@ func TestBitFlipMatrix(t *testing.T) {
 
 // TestCutAtEveryByte: a closed bundle cut at any byte reads as truncated,
 // never as damaged, and what it returns is a prefix of the events; cut
-// inside its header it has no header to read.
+// inside its header it has no header to read. A cut inside a frame reads
+// the frame's complete blocks (the writer's flushes) as unverified events,
+// so a longer prefix never reads fewer events.
 func TestCutAtEveryByte(t *testing.T) {
 	data, events := integrityBundle(t)
+	if n := bytes.Count(data, skippableMagic); n < 4 {
+		t.Fatalf("%d checkpoints: the bundle has too few frames to test", n)
+	}
+	prev, withUnverified := 0, 0
 	headerEnd := bytes.Index(data[4:], skippableMagic) + 4 + checkpointFrame // frame 1 and its checkpoint
 	step := 1
 	if testing.Short() {
@@ -165,6 +194,28 @@ func TestCutAtEveryByte(t *testing.T) {
 			if res.events[i].Seq != events[i].Seq || !bytes.Equal(res.events[i].Body.Data, events[i].Body.Data) {
 				t.Fatalf("cut at %d: event %d differs from the one written", n, i)
 			}
+		}
+		if len(res.events) < prev {
+			t.Fatalf("cut at %d: %d events, fewer than the %d of a shorter cut", n, len(res.events), prev)
+		}
+		if res.unverified > len(res.events) {
+			t.Fatalf("cut at %d: %d unverified events of %d", n, res.unverified, len(res.events))
+		}
+		if res.unverified > 0 {
+			withUnverified++
+		}
+		prev = len(res.events)
+	}
+	if withUnverified == 0 {
+		t.Errorf("no cut read an unfinished frame's blocks")
+	}
+	// Cut inside the last frame's checksum, or just before the seal, every
+	// event is read, the last ones unverified.
+	for _, n := range []int{len(data) - checkpointFrame - 1, len(data) - checkpointFrame} {
+		res := readBytes(data[:n])
+		if res.err != nil || !res.truncated || len(res.events) != len(events) || res.unverified == 0 {
+			t.Errorf("cut at %d of %d: err %v, truncated %v, %d of %d events, %d unverified; want all, truncated, some unverified",
+				n, len(data), res.err, res.truncated, len(res.events), len(events), res.unverified)
 		}
 	}
 }

@@ -56,8 +56,10 @@ func HasMagic(b []byte) bool { return bytes.HasPrefix(b, zstdMagic) }
 // A bundle reads as one of three. Verified: Next stops with io.EOF at the
 // trailer, which matched, and (format 2) the seal after it ends the file.
 // Truncated: the file is a prefix of what the writer wrote (a killed
-// recorder): every complete line of its complete frames is returned, Next
-// stops with io.EOF and Truncated reports the cut. Damaged: the stored bytes
+// recorder): every complete line of its complete frames, and of the
+// complete zstd blocks of a frame it ends inside, is returned (Unverified
+// counts those after the last checkpoint), Next stops with io.EOF and
+// Truncated reports the cut. Damaged: the stored bytes
 // are not what the writer wrote (a frame checksum, a checkpoint or the
 // trailer that does not match, data after the end): a *DamagedError. A line
 // that is not an event, a gap in seq or t going backwards is a *FormatError.
@@ -84,6 +86,7 @@ type Reader struct {
 	trailer    *Trailer
 	truncated  bool
 	reason     string
+	unverified int // events returned that no checkpoint vouches for
 	done       bool
 	err        error
 }
@@ -357,7 +360,7 @@ func (r *Reader) describeCut(err error, partial []byte) string {
 	case err == io.EOF:
 		b.WriteString("the stream ends")
 	case errors.As(err, &ce) && r.fr.strict() && r.fr.frames > 1:
-		fmt.Fprintf(&b, "the file ends inside %s that starts at stored byte %d (the recorder stopped mid-write; what it held was never flushed in full and is not read)", ce.what, ce.off)
+		fmt.Fprintf(&b, "the file ends inside %s that starts at stored byte %d (the recorder stopped mid-write: the complete zstd blocks of that frame are read, the rest is lost)", ce.what, ce.off)
 	case errors.As(err, &ce):
 		b.WriteString("the zstd stream ends mid-frame (the recorder stopped before closing the bundle)")
 	default:
@@ -424,6 +427,9 @@ func (r *Reader) Next(ev *Event) error {
 	r.nextSeq++
 	r.lastT = ev.T
 	r.line = line
+	if r.fr.unverified {
+		r.unverified++
+	}
 	return nil
 }
 
@@ -460,6 +466,10 @@ func (r *Reader) endOfStream(err error, partial []byte) error {
 		r.reason = fmt.Sprintf("no trailer after line %d: the recording did not finish", r.lineNo)
 	} else {
 		r.reason = fmt.Sprintf("after line %d, %s", r.lineNo, r.describeCut(err, partial))
+	}
+	if r.unverified > 0 {
+		r.reason += fmt.Sprintf("; the last %d events came after the last checkpoint, "+
+			"from zstd blocks no checksum or checkpoint vouches for", r.unverified)
 	}
 	return io.EOF
 }
@@ -535,6 +545,14 @@ func (r *Reader) Truncated() bool { return r.truncated }
 
 // TruncatedReason says where and how the stream was cut, or "" if it was not.
 func (r *Reader) TruncatedReason() string { return r.reason }
+
+// Unverified returns how many of the events Next returned came after the
+// last checkpoint: those of a truncated bundle's last frame, read from its
+// complete zstd blocks (the frame a killed recorder had not ended), or
+// from a whole frame whose checkpoint was cut off. They decode, but no
+// checkpoint (and, for an unfinished frame, no checksum) vouches for them.
+// It is 0 for a verified bundle, whose every byte is checked.
+func (r *Reader) Unverified() int { return r.unverified }
 
 // Trailer returns the verified trailer, or nil if none has been read.
 func (r *Reader) Trailer() *Trailer { return r.trailer }

@@ -162,18 +162,27 @@ func TestReaderErrors(t *testing.T) {
 
 func TestTruncated(t *testing.T) {
 	events := sampleEvents()
-	full := writeBundle(t, events, false) // flushed, never closed: no frame end, no trailer
+	// Flushed, never closed: the frame after the header's is not ended
+	// (a flush ends a block), so its events are read from its complete
+	// blocks, after the last checkpoint.
+	full := writeBundle(t, events, false)
+	// Flushed with a frame end at every flush (as format 2 first did), never
+	// closed: a checkpoint after the events, no trailer.
+	ended := writeBundleWith(t, events, false, &WriterOptions{frameFlushes: 1})
 	tests := []struct {
 		name       string
 		data       []byte
 		wantEvents int
+		unverified int // -1: every event read
 		reason     string
 	}{
-		{"never closed", full, len(events), "no trailer after line 26: the recording did not finish"},
-		{"cut in the last checkpoint", full[:len(full)-10], len(events), "the file ends inside a checkpoint that starts at stored byte"},
-		{"cut mid-frame", full[:len(full)-checkpointFrame-3], 0, "the file ends inside a zstd frame that starts at stored byte"},
-		{"frame ended without a trailer", compress(t, string(decompress(t, full))), len(events), "no trailer after line 26: the recording did not finish"},
-		{"last line incomplete", compress(t, string(decompress(t, full))+`{"seq":26,"t":1`), len(events), "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
+		{"never closed", full, len(events), len(events), "the file ends inside a zstd frame that starts at stored byte"},
+		{"never closed, frames ended", ended, len(events), 0, "no trailer after line 26: the recording did not finish"},
+		{"cut in the last checkpoint", ended[:len(ended)-10], len(events), 1, "the file ends inside a checkpoint that starts at stored byte"},
+		{"cut in the last checksum", ended[:len(ended)-checkpointFrame-3], len(events), 1, "the file ends inside a zstd frame that starts at stored byte"},
+		{"cut in the last block", full[:len(full)-3], 0, -1, "the file ends inside a zstd frame that starts at stored byte"},
+		{"frame ended without a trailer", compress(t, string(decompress(t, full))), len(events), 0, "no trailer after line 26: the recording did not finish"},
+		{"last line incomplete", compress(t, string(decompress(t, full))+`{"seq":26,"t":1`), len(events), 0, "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +207,15 @@ func TestTruncated(t *testing.T) {
 			}
 			if !bytes.Contains([]byte(r.TruncatedReason()), []byte(tc.reason)) {
 				t.Errorf("TruncatedReason() = %q, want it to contain %q", r.TruncatedReason(), tc.reason)
+			}
+			if tc.unverified < 0 {
+				tc.unverified = len(got) // every event read is after the header's checkpoint
+			}
+			if r.Unverified() != tc.unverified {
+				t.Errorf("Unverified() = %d, want %d", r.Unverified(), tc.unverified)
+			}
+			if n := fmt.Sprintf("the last %d events came after the last checkpoint", tc.unverified); tc.unverified > 0 && !strings.Contains(r.TruncatedReason(), n) {
+				t.Errorf("TruncatedReason() = %q, want it to say %q", r.TruncatedReason(), n)
 			}
 		})
 	}

@@ -29,10 +29,26 @@ type WriterOptions struct {
 	// Clock returns nanoseconds since the recording started. Default: the
 	// monotonic clock, from the moment the Writer was created. Tests set it.
 	Clock func() int64
+	// FrameInterval is how long (on Clock) a zstd frame stays open: a flush
+	// ends the zstd block and keeps the compressor's history, and the first
+	// flush at least FrameInterval after the frame began also ends the frame
+	// and writes its checkpoint. Frames also end every frameMax decompressed
+	// bytes and at Close. Default DefaultFrameInterval.
+	FrameInterval time.Duration
+
+	// frameFlushes, when set, ends the frame at every frameFlushes-th flush
+	// instead of by FrameInterval: tests that need frames at known places.
+	frameFlushes int
 }
 
 // DefaultFlushInterval is the FlushInterval used when none is set.
 const DefaultFlushInterval = 100 * time.Millisecond
+
+// DefaultFrameInterval is the FrameInterval used when none is set. A frame
+// end costs about 75 bytes and the compressor's history; a crashed
+// recording's events since the last frame end are read unverified (see
+// docs/bundle-format.md, Flushing and crash safety).
+const DefaultFrameInterval = 10 * time.Second
 
 // ErrClosed is returned by a Writer used after Close.
 var ErrClosed = errors.New("bundle: writer is closed")
@@ -49,7 +65,11 @@ var ErrClosed = errors.New("bundle: writer is closed")
 //
 // Events are flushed to the underlying writer at least every FlushInterval and
 // before Append returns for lifecycle kinds (see flushesAtOnce), so a recorder
-// that is killed loses at most the last interval of non-lifecycle events.
+// that is killed loses at most the last interval of non-lifecycle events. A
+// flush ends a zstd block and keeps the frame, and with it the compressor's
+// history; a frame ends (its checksum and a chained checkpoint) every
+// FrameInterval, frameMax bytes and at Close, so a killed recorder's last
+// events are read from the unfinished frame's blocks, unverified.
 // Errors of the underlying writer are sticky: once one happens every later
 // call returns it. An error met while compressing a batch in the background
 // is returned by the next call.
@@ -77,10 +97,15 @@ type Writer struct {
 	done chan struct{}
 
 	// Owned by the compressor goroutine until done is closed.
-	enc     *zstd.Encoder
-	out     *chainWriter
-	inFrame int   // decompressed bytes in the frame being written
-	written int64 // decompressed bytes given to the encoder
+	enc           *zstd.Encoder
+	out           *chainWriter
+	inFrame       int   // decompressed bytes in the frame being written
+	frameAt       int64 // Clock time of the batch that began the frame being written
+	frameStored   int64 // out.n when the frame being written began
+	frameFlushed  int   // flushes in the frame being written
+	written       int64 // decompressed bytes given to the encoder
+	frameInterval int64
+	frameFlushes  int
 
 	errMu sync.Mutex
 	err   error // the first write error, sticky
@@ -89,10 +114,12 @@ type Writer struct {
 // job is one batch of complete lines for the compressor, or the tail of one
 // huge line (release set: the Encoded it belongs to, released once written).
 type job struct {
-	lines   []byte
-	release *Encoded
-	flush   bool       // flush the encoder after writing lines
-	ack     chan error // if set, receives the sticky error once done
+	lines    []byte
+	release  *Encoded
+	at       int64      // the Clock time of the last line appended before it
+	flush    bool       // flush the encoder (end its block) after writing lines
+	endFrame bool       // with flush: end the frame too
+	ack      chan error // if set, receives the sticky error once done
 }
 
 const (
@@ -138,6 +165,9 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	if o.Level == 0 {
 		o.Level = zstd.SpeedFastest
 	}
+	if o.FrameInterval <= 0 {
+		o.FrameInterval = DefaultFrameInterval
+	}
 	start := time.Now()
 	if o.Clock == nil {
 		o.Clock = func() int64 { return int64(time.Since(start)) }
@@ -168,15 +198,23 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 		stop:     make(chan struct{}),
 		stopped:  make(chan struct{}),
 		interval: o.FlushInterval,
-		jobs:     make(chan job, queuedBatches),
-		free:     make(chan []byte, queuedBatches+2),
-		done:     make(chan struct{}),
+
+		frameInterval: int64(o.FrameInterval),
+		frameFlushes:  o.frameFlushes,
+		jobs:          make(chan job, queuedBatches),
+		free:          make(chan []byte, queuedBatches+2),
+		done:          make(chan struct{}),
 	}
 	go w.compressor()
 	w.mu.Lock()
 	hev := &Event{Kind: KindHeader, Body: Payload{Data: hdr}}
 	w.appendLocked(hev, encodeTail(hev), 0)
-	ack := w.flushLocked()
+	// The header is a frame of its own, ended and checked at once: the
+	// reader decodes the first frame as a stream (format 1 is one frame)
+	// and learns the format from it.
+	ack := make(chan error, 1)
+	w.sendLocked(job{flush: true, endFrame: true, ack: ack})
+	w.unflushed = false
 	w.mu.Unlock()
 	if err := <-ack; err != nil {
 		w.mu.Lock()
@@ -340,6 +378,7 @@ const bigLine = 1 << 20
 // backpressure on appenders. w.mu is held; the compressor never takes it.
 func (w *Writer) sendLocked(j job) {
 	j.lines = w.batch
+	j.at = w.lastT
 	select {
 	case w.batch = <-w.free:
 	default:
@@ -364,10 +403,10 @@ func (w *Writer) compressor() {
 	defer close(w.done)
 	for j := range w.jobs {
 		if w.failure() == nil {
-			if err := w.compress(j.lines); err != nil {
+			if err := w.compress(j.lines, j.at); err != nil {
 				w.fail(err)
 			} else if j.flush {
-				if err := w.endFrame(false); err != nil {
+				if err := w.flush(j.endFrame, j.at); err != nil {
 					w.fail(err)
 				}
 			}
@@ -386,23 +425,61 @@ func (w *Writer) compressor() {
 	}
 }
 
-// compress gives b to the encoder, ending the frame every frameMax bytes so
-// that a reader holds at most one frame of that size. Compressor goroutine
+// compress gives b, whose last line was appended at Clock time at, to the
+// encoder, ending the frame every frameMax decompressed bytes, or when its
+// stored bytes near frameMax (many small flushed blocks), so that a reader
+// holds at most one frame of about that size. It writes at most a block at
+// a time, so the stored size is checked often enough. Compressor goroutine
 // only.
-func (w *Writer) compress(b []byte) error {
+func (w *Writer) compress(b []byte, at int64) error {
 	for len(b) > 0 {
-		n := min(len(b), frameMax-w.inFrame)
+		if w.inFrame == 0 {
+			w.frameAt, w.frameStored, w.frameFlushed = at, w.out.n, 0
+		}
+		n := min(len(b), frameMax-w.inFrame, maxBlockSize)
 		if _, err := w.enc.Write(b[:n]); err != nil {
 			return fmt.Errorf("bundle: write: %w", err)
 		}
 		w.inFrame += n
 		w.written += int64(n)
 		b = b[n:]
-		if w.inFrame >= frameMax {
+		if w.inFrame >= frameMax || w.out.n-w.frameStored >= frameStoredEnd {
 			if err := w.endFrame(false); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// frameStoredEnd is the stored size at which the writer ends a frame: two
+// blocks below frameMax, so what the encoder still holds (at most a block
+// and its header) and the frame's end stay within frameStoredMax, which
+// readers of format 2 enforce.
+const frameStoredEnd = frameMax - 2*maxBlockSize
+
+// flush makes everything given to the encoder decodable from the stored
+// bytes: it ends the zstd block, keeping the frame and the compressor's
+// history, and ends the frame as well (with its checkpoint) when end is
+// set, or when the frame is due by FrameInterval (or frameFlushes). at is
+// the Clock time of the flush request. Compressor goroutine only.
+func (w *Writer) flush(end bool, at int64) error {
+	if w.inFrame == 0 {
+		return nil
+	}
+	w.frameFlushed++
+	switch {
+	case end:
+	case w.frameFlushes > 0:
+		end = w.frameFlushed >= w.frameFlushes
+	default:
+		end = at-w.frameAt >= w.frameInterval
+	}
+	if end {
+		return w.endFrame(false)
+	}
+	if err := w.enc.Flush(); err != nil {
+		return fmt.Errorf("bundle: flush: %w", err)
 	}
 	return nil
 }
