@@ -43,9 +43,10 @@ func TestBrowserSearchAndFlags(t *testing.T) {
 	br.run(chromedp.Click(chromedp.CSS(`#detail-event .first-bad-link a`)))
 	br.waitJS("the first bad event selected", fmt.Sprintf(`!!document.querySelector('#events .row.selected[data-seq="%s"]')`, fbSeq))
 
-	// A lane per process on the waterfall: the server and each provider.
+	// A lane per side on the waterfall: the server, each provider, the
+	// client's HTTP and MCP's.
 	lanes := eval[[]string](br, `document.getElementById("waterfall").waterfall.lanes.map((l) => l.name)`)
-	for _, want := range []string{"server", "provider-1", "provider-2"} {
+	for _, want := range []string{"server", "provider-1", "provider-2", "http", "mcp"} {
 		if !slices.Contains(lanes, want) {
 			t.Errorf("waterfall lanes %q lack %q", lanes, want)
 		}

@@ -57,6 +57,9 @@ type HTTPSpan struct {
 	EndT   int64   `json:"endT,omitempty"` // 0: never ended
 	Err    string  `json:"err,omitempty"`
 	Chunks []int64 `json:"chunks,omitempty"` // response body chunk times (capped)
+	// Side is "mcp" for an exchange that carries JSON-RPC (MCP's Streamable
+	// HTTP), "" for the client's own.
+	Side string `json:"side,omitempty"`
 }
 
 // WSSpan is one WebSocket connection.

@@ -29,7 +29,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	observe := func(o delivery.Observation) { a.observe(o); fb.Observe(o) }
 	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
 		Scenarios: []replay.Scenario{delivery.Observed(observe)},
-		Tap:       &replay.Tap{RPC: x.onRPC, Protocol: x.onModel},
+		Tap:       &replay.Tap{RPC: x.onRPC, Protocol: x.onProtocol},
 	}})
 	if err != nil {
 		return nil, nil, err

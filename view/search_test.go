@@ -163,6 +163,19 @@ func TestAPIFlags(t *testing.T) {
 	}
 }
 
+// TestAPIHTTPSides: the exchanges that carry JSON-RPC (the providers' MCP
+// calls) are on MCP's side, the client's own on none.
+func TestAPIHTTPSides(t *testing.T) {
+	b, _ := failingBundle(t)
+	sides := map[string]string{}
+	for _, x := range b.Index.HTTP {
+		sides[x.Method+" "+x.URL] = x.Side
+	}
+	if sides["POST /mcp"] != "mcp" || sides["POST /oauth/token"] != "" {
+		t.Errorf("sides %v: want POST /mcp on mcp, POST /oauth/token on none", sides)
+	}
+}
+
 func countFlagged(fs []triage.Flag) int {
 	seen := map[uint64]bool{}
 	for _, f := range fs {

@@ -767,9 +767,10 @@ class Waterfall {
       const items = ix.procs.filter((p) => p.conn === conn).map((p) => ({ type: "proc", t: p.t, endT: p.endT, p }));
       lanes.push({ name: conn, items, rows: pack(items, 3) });
     }
-    if (ix.http.length) {
-      const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i }));
-      lanes.push({ name: "http", items, rows: pack(items, 4) });
+    // The client's HTTP, then MCP's (exchanges that carry JSON-RPC) apart.
+    for (const [name, side] of [["http", ""], ["mcp", "mcp"]]) {
+      const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i })).filter((it) => (it.x.side || "") === side);
+      if (items.length) lanes.push({ name, items, rows: pack(items, 4) });
     }
     // A Claude CLI's model calls (Anthropic's Messages API).
     const model = ix.calls.filter((c) => c.protocol === "anthropic").map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
