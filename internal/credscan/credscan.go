@@ -137,7 +137,7 @@ func Find(text []byte) []Finding {
 		for j < len(text) && isTokenByte(text[j]) {
 			j++
 		}
-		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && bytes.Count(text[i:j], []byte("/")) < 2 && entropy(text[i:j]) >= minEntropy {
+		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && bytes.Count(text[i:j], []byte("/")) < 2 && !identifierLike(text[i:j]) && entropy(text[i:j]) >= minEntropy {
 			add("high-entropy", i, j)
 		}
 		i = j
@@ -298,6 +298,58 @@ func mixed(b []byte) bool {
 		}
 	}
 	return lower && upper && digit
+}
+
+// identifierLike reports whether b reads as a name made of words, such as
+// a migration's "39_ProjectionProjectsDefaultThreadEnvMode" or
+// "45_OrchestrationV2ThreadLaunchWorkflows": at most four digits in at
+// most two runs, and every run of letters, split where a lower-case letter
+// meets an upper-case one, a word of three letters or more (an acronym, or
+// letters holding a vowel) or a version's letter before its digits ("V2"). A random token's letters fall into short pieces ("Zm", "vY").
+func identifierLike(b []byte) bool {
+	digits, digitRuns := 0, 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digitRuns++
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				digits++
+				i++
+			}
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i + 1
+			for j < len(b) && (b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z') &&
+				!(b[j] >= 'A' && b[j] <= 'Z' && b[j-1] >= 'a' && b[j-1] <= 'z') {
+				j++
+			}
+			if !word(b[i:j]) && !(j-i <= 2 && j < len(b) && b[j] >= '0' && b[j] <= '9') {
+				return false // a short piece is a word only as a version ("V2")
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return digits <= 4 && digitRuns <= 2
+}
+
+// word reports whether w (letters only) is a word of identifierLike's: three
+// letters or more, all upper case or holding a vowel.
+func word(w []byte) bool {
+	if len(w) < 3 {
+		return false
+	}
+	upper, vowel := true, false
+	for _, c := range w {
+		if c >= 'a' && c <= 'z' {
+			upper = false
+		}
+		if strings.IndexByte("aeiouyAEIOUY", c) >= 0 {
+			vowel = true
+		}
+	}
+	return upper || vowel
 }
 
 // entropy is the Shannon entropy of b in bits per byte.

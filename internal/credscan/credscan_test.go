@@ -41,6 +41,7 @@ func TestFind(t *testing.T) {
 		{"placeholder", `"subject_token":"[REDACTED]" Authorization: Bearer [REDACTED] OPENAI_API_KEY=[REDACTED]`, nil},
 		{"a uuid and a digest", `"threadId":"c793f158-db2f-4d87-a00c-ef0da6e308d4","sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, nil},
 		{"words after a name", `"tokenFields": "access_token", password: required, "secret": "delivered"`, nil},
+		{"names made of words", `'39_ProjectionProjectsDefaultThreadEnvMode', migration 0012_AddThreadSessionIndexesV2, '45_OrchestrationV2ThreadLaunchWorkflows', MCPServerConnectionTimeout3`, nil},
 		{"a long base64 payload", strings.Repeat("QWxhZGRpbjpvcGVuIHNlc2FtZQ9x", 10), nil},
 	}
 	for _, tt := range tests {
