@@ -319,21 +319,23 @@ func TestBrowserProjection(t *testing.T) {
 		br.run(chromedp.MouseClickXY(pos[0], pos[1]))
 	}
 	clickAt(0.6)
-	br.waitJS("a projection", `!!document.querySelector("#projection #changes")`)
-	first := eval[string](br, `document.getElementById("projection").dataset.obs`)
-	firstChanges := eval[string](br, `document.getElementById("changes").innerText`)
+	// The projection and its changes are read in the same evaluation that
+	// finds them: the pane may render again between two evaluations.
+	br.waitJS("a projection", `(() => { const c = document.querySelector("#projection #changes"); if (!c) return false; window.__snap = [document.getElementById("projection").dataset.obs, c.innerText]; return true; })()`)
+	snap := eval[[]string](br, `window.__snap`)
+	first, firstChanges := snap[0], snap[1]
 	clickAt(0.97)
-	br.waitJS("a later projection", fmt.Sprintf(`(() => { const p = document.getElementById("projection"); return !!p && p.dataset.obs !== %q && !!document.getElementById("changes"); })()`, first))
-	later := eval[string](br, `document.getElementById("projection").dataset.obs`)
-	laterText := eval[string](br, `document.getElementById("projection").innerText`)
+	br.waitJS("a later projection", fmt.Sprintf(`(() => { const p = document.getElementById("projection"); if (!p || p.dataset.obs === %q || !document.getElementById("changes")) return false; window.__snap = [p.dataset.obs, p.innerText]; return true; })()`, first))
+	snap = eval[[]string](br, `window.__snap`)
+	later, laterText := snap[0], snap[1]
 	if !strings.Contains(laterText, "acknowledged") || !strings.Contains(laterText, "ACK:") {
 		t.Errorf("the last projection does not show the acknowledged delivery:\n%s", laterText)
 	}
 	br.screenshot("projection")
 	// Stepping back shows the observation before, with what changed.
 	br.run(chromedp.Click(chromedp.CSS("#obs-prev")))
-	br.waitJS("the previous observation", fmt.Sprintf(`(() => { const p = document.getElementById("projection"); return !!p && p.dataset.obs === String(%s - 1) && !!document.getElementById("changes"); })()`, later))
-	prevChanges := eval[string](br, `document.getElementById("changes").innerText`)
+	br.waitJS("the previous observation", fmt.Sprintf(`(() => { const p = document.getElementById("projection"); const c = document.getElementById("changes"); if (!p || p.dataset.obs !== String(%s - 1) || !c) return false; window.__snap = [c.innerText]; return true; })()`, later))
+	prevChanges := eval[[]string](br, `window.__snap`)[0]
 	if prevChanges == "" || prevChanges == firstChanges && first == later {
 		t.Errorf("stepping back did not change the projection: %q", prevChanges)
 	}
