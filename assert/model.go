@@ -8,8 +8,9 @@ import (
 	"github.com/wireproof/wireproof/protocol"
 )
 
-// The conformance checks of model calls (Anthropic's Messages API, decoded
-// by protocol's HTTP decoder): the event grammar of a streamed answer, the
+// The conformance checks of model calls (Anthropic's Messages API and
+// OpenAI's Responses API, decoded by protocol's HTTP decoder; responses.go
+// words them for the Responses API): the event grammar of a streamed answer, the
 // tool protocol across requests, unique ids, the stop reason, the tools
 // offered, and errors. Each judges one model call's Request or Response
 // event (Event.Model).
@@ -27,7 +28,7 @@ var modelChecks = Checks[*protocol.Event]{
 // modelAnswer returns the facts of a model call's Response event, nil for
 // any other event.
 func modelAnswer(ev *protocol.Event) *protocol.ModelCall {
-	if ev.Protocol != protocol.Anthropic || ev.Kind != protocol.KindResponse || ev.Model == nil {
+	if !isModelProtocol(ev.Protocol) || ev.Kind != protocol.KindResponse || ev.Model == nil {
 		return nil
 	}
 	return ev.Model
@@ -48,6 +49,9 @@ func modelProblem(kind string) func(*protocol.Event) *Failure {
 			expected := "every event's data a JSON event object of the event's type"
 			if kind == anthropic.ProblemOrder {
 				expected = "message_start, then each content block's start, deltas and stop, then message_delta and message_stop"
+				if ev.Protocol == protocol.OpenAI {
+					expected = responsesOrder
+				}
 			}
 			return &Failure{Expected: expected, Seen: fmt.Sprintf("in the answer to model call %s: %s", ev.ID, p.Error())}
 		}
@@ -60,8 +64,11 @@ func modelProblem(kind string) func(*protocol.Event) *Failure {
 // that ended in an error event (model-api-error judges it).
 func modelStreamComplete(ev *protocol.Event) *Failure {
 	m := modelAnswer(ev)
-	if m == nil || ev.Method != protocol.MethodMessages || !m.Stream || m.Status < 200 || m.Status > 299 || m.Complete || m.Cut || m.APIError != nil {
+	if m == nil || (ev.Method != protocol.MethodMessages && ev.Method != protocol.MethodResponses) || !m.Stream || m.Status < 200 || m.Status > 299 || m.Complete || m.Cut || m.APIError != nil {
 		return nil
+	}
+	if ev.Method == protocol.MethodResponses {
+		return responsesIncomplete(ev, m)
 	}
 	seen := "the stream ended"
 	if m.Message == nil {
@@ -89,8 +96,12 @@ func modelAPIError(ev *protocol.Event) *Failure {
 // tool_use is answered by exactly one tool_result in the next message, and
 // every tool_result answers a tool_use of the message before it.
 func modelToolResult(ev *protocol.Event) *Failure {
-	if ev.Protocol != protocol.Anthropic || ev.Kind != protocol.KindRequest || ev.Model == nil || len(ev.Model.Unanswered) == 0 {
+	if !isModelProtocol(ev.Protocol) || ev.Kind != protocol.KindRequest || ev.Model == nil || len(ev.Model.Unanswered) == 0 {
 		return nil
+	}
+	if ev.Protocol == protocol.OpenAI {
+		return &Failure{Expected: "each function_call answered by exactly one function_call_output after it",
+			Seen: strings.Join(ev.Model.Unanswered, "; ") + " (model call " + ev.ID + ")"}
 	}
 	return &Failure{Expected: "each tool_use answered by exactly one tool_result in the message after it",
 		Seen: strings.Join(ev.Model.Unanswered, "; ") + " (model call " + ev.ID + ")"}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/model/anthropic"
+	"github.com/wireproof/wireproof/model/openai"
 )
 
 // Anthropic's Messages API over HTTP, as the Claude CLI calls its model, is
@@ -31,6 +32,9 @@ import (
 const (
 	MethodMessages    = "messages"
 	MethodCountTokens = "count_tokens"
+	// MethodResponses: OpenAI's Responses API, POST /v1/responses (the
+	// Codex CLI's model calls; Protocol OpenAI, responses.go).
+	MethodResponses = "responses"
 )
 
 // maxModelBody caps a buffered model request or JSON answer body.
@@ -61,6 +65,9 @@ type ModelCall struct {
 	Status int
 	// Message is the answer: assembled from the stream, or the JSON body.
 	Message *anthropic.Response
+	// Response is a Responses API answer (Protocol OpenAI), as Message is
+	// a Messages API one.
+	Response *openai.Response
 	// APIError is an error the API answered: the body of a non-2xx answer
 	// or a stream's error event.
 	APIError *anthropic.ErrorBody
@@ -106,6 +113,8 @@ type modelExchange struct {
 	tooBig   bool
 	sse      bool
 	asm      *anthropic.Assembler
+	oreq     *openai.Request   // a Responses request
+	oasm     *openai.Assembler // a Responses stream
 	resJSON  bool
 	resBody  []byte
 	resLarge bool
@@ -121,6 +130,8 @@ func isModelPath(method, path string) (string, bool) {
 		return MethodMessages, true
 	case "/v1/messages/count_tokens":
 		return MethodCountTokens, true
+	case "/v1/responses":
+		return MethodResponses, true
 	}
 	return "", false
 }
@@ -132,8 +143,12 @@ func (d *modelCalls) open(ev *bundle.Event, path string, reqLeft int64) *modelEx
 	if !ok {
 		return nil
 	}
+	proto := Anthropic
+	if method == MethodResponses {
+		proto = OpenAI
+	}
 	return &modelExchange{calls: d, reqLeft: reqLeft, facts: ModelCall{Path: path},
-		call: &Call{Protocol: Anthropic, Conn: ev.Conn, ID: ev.Conn, Method: method, Dir: bundle.DirClientToServer, RequestSeq: ev.Seq, Outcome: OutcomeOpen}}
+		call: &Call{Protocol: proto, Conn: ev.Conn, ID: ev.Conn, Method: method, Dir: bundle.DirClientToServer, RequestSeq: ev.Seq, Outcome: OutcomeOpen}}
 }
 
 // requestBytes takes a chunk of the request body; at its Content-Length the
@@ -169,6 +184,8 @@ func (m *modelExchange) requestDone(at *bundle.Event, emit Emit) {
 		f.RequestErr = fmt.Sprintf("the request body is over %d bytes", maxModelBody)
 	case m.reqLeft > 0:
 		f.RequestErr = "the request body was not recorded whole"
+	case m.call.Method == MethodResponses:
+		m.responsesRequest(body)
 	default:
 		var req anthropic.Request
 		if err := json.Unmarshal(body, &req); err != nil {
@@ -184,7 +201,7 @@ func (m *modelExchange) requestDone(at *bundle.Event, emit Emit) {
 		f.Stream = false
 	}
 	facts := *f
-	emit(&Event{Seq: at.Seq, T: at.T, Conn: m.call.Conn, Dir: bundle.DirClientToServer, Protocol: Anthropic, Kind: KindRequest,
+	emit(&Event{Seq: at.Seq, T: at.T, Conn: m.call.Conn, Dir: bundle.DirClientToServer, Protocol: m.call.Protocol, Kind: KindRequest,
 		ID: m.call.ID, Method: m.call.Method, Call: m.call, Body: body, Model: &facts})
 }
 
@@ -264,6 +281,8 @@ func (m *modelExchange) response(ev *bundle.Event) {
 	m.facts.Status = ev.Status
 	mt, _, _ := mime.ParseMediaType(ev.Header.Get("Content-Type"))
 	switch {
+	case mt == "text/event-stream" && ev.Status < 300 && m.call.Method == MethodResponses:
+		m.sse, m.oasm = true, openai.NewAssembler()
 	case mt == "text/event-stream" && ev.Status < 300:
 		m.sse, m.asm = true, anthropic.NewAssembler()
 	default:
@@ -273,6 +292,12 @@ func (m *modelExchange) response(ev *bundle.Event) {
 
 // event takes one server-sent event of a streamed answer.
 func (m *modelExchange) event(name string, data []byte) {
+	if m.oasm != nil {
+		if p := m.oasm.Feed(name, data); p != nil {
+			m.facts.Problems = append(m.facts.Problems, p)
+		}
+		return
+	}
 	if m.asm == nil {
 		return
 	}
@@ -301,7 +326,7 @@ func (d *modelCalls) end(m *modelExchange, ev *bundle.Event, answered bool, emit
 	m.requestDone(ev, emit)
 	f := &m.facts
 	f.Cut = ev.Truncated || m.resLarge
-	out := &Event{Seq: ev.Seq, T: ev.T, Conn: m.call.Conn, Dir: bundle.DirServerToClient, Protocol: Anthropic, Kind: KindResponse,
+	out := &Event{Seq: ev.Seq, T: ev.T, Conn: m.call.Conn, Dir: bundle.DirServerToClient, Protocol: m.call.Protocol, Kind: KindResponse,
 		ID: m.call.ID, Method: m.call.Method, Call: m.call, Status: f.Status, Err: errOrNil(ev.Err)}
 	m.call.EndSeq = ev.Seq
 	if !answered {
@@ -312,6 +337,11 @@ func (d *modelCalls) end(m *modelExchange, ev *bundle.Event, answered bool, emit
 		}
 		facts := *f
 		out.Model = &facts
+		emit(out)
+		return
+	}
+	if m.call.Method == MethodResponses {
+		d.responsesEnd(m, ev, out)
 		emit(out)
 		return
 	}
@@ -386,20 +416,8 @@ func unoffered(req *anthropic.Request, msg *anthropic.Response) []string {
 // remember notes a whole answer's ids, and its tool_use blocks as pending,
 // and returns the ids an earlier answer had.
 func (d *modelCalls) remember(msg *anthropic.Response, conn string, seq uint64) []string {
-	if d.ids == nil {
-		d.ids, d.pending = map[string]uint64{}, map[string]ToolAnswer{}
-	}
 	var reused []string
-	note := func(kind, id string) {
-		if id == "" {
-			return
-		}
-		if at, ok := d.ids[kind+id]; ok && at != seq {
-			reused = append(reused, fmt.Sprintf("%s id %s (first answered at seq %d)", kind, id, at))
-			return
-		}
-		d.ids[kind+id] = seq
-	}
+	note := d.noter(seq, &reused)
 	note("message", msg.ID)
 	for _, b := range msg.ToolUses() {
 		note("tool_use", b.ID)
@@ -410,11 +428,29 @@ func (d *modelCalls) remember(msg *anthropic.Response, conn string, seq uint64) 
 	return reused
 }
 
+// noter returns a function that notes an id of kind answered at seq,
+// adding to reused when an earlier answer had it.
+func (d *modelCalls) noter(seq uint64, reused *[]string) func(kind, id string) {
+	if d.ids == nil {
+		d.ids, d.pending = map[string]uint64{}, map[string]ToolAnswer{}
+	}
+	return func(kind, id string) {
+		if id == "" {
+			return
+		}
+		if at, ok := d.ids[kind+id]; ok && at != seq {
+			*reused = append(*reused, fmt.Sprintf("%s id %s (first answered at seq %d)", kind, id, at))
+			return
+		}
+		d.ids[kind+id] = seq
+	}
+}
+
 // stop ends an open model call (the server stopped, the bundle ended).
 func (m *modelExchange) stop(at *bundle.Event, emit Emit) {
 	m.call.Outcome, m.call.EndSeq = OutcomeUnknown, at.Seq
 	facts := m.facts
-	emit(&Event{Seq: at.Seq, T: at.T, Conn: m.call.Conn, Protocol: Anthropic, Kind: KindEnd, ID: m.call.ID, Method: m.call.Method, Call: m.call, Model: &facts})
+	emit(&Event{Seq: at.Seq, T: at.T, Conn: m.call.Conn, Protocol: m.call.Protocol, Kind: KindEnd, ID: m.call.ID, Method: m.call.Method, Call: m.call, Model: &facts})
 }
 
 func clipString(s string, n int) string {

@@ -33,6 +33,10 @@ const (
 	// Anthropic is Anthropic's Messages API: the Claude CLI's model calls,
 	// decoded from their HTTP exchanges (anthropic.go).
 	Anthropic Name = "anthropic"
+	// OpenAI is OpenAI's Responses API: the Codex CLI's model calls,
+	// decoded from their HTTP exchanges (responses.go) into the same
+	// ModelCall facts as Anthropic's.
+	OpenAI Name = "openai"
 )
 
 // Kind is what a protocol event is.
