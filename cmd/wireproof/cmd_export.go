@@ -108,8 +108,28 @@ func noteTruncated(w io.Writer, tl *triage.Timeline) {
 }
 
 // writeFileAtomic writes path through a temporary file in the same directory
-// and renames it into place, so a failed write leaves no half file.
+// and renames it into place, so a failed write leaves no half file. A path
+// that names something other than a regular file is not replaced: a
+// directory is refused, and a named pipe or a device (a shell's >(...),
+// /dev/stdout) is written into, as the user asked.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return outputError{path, errors.New("it is a directory")}
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return outputError{path, err}
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return outputError{path, err}
+		}
+		if err := f.Close(); err != nil {
+			return outputError{path, err}
+		}
+		return nil
+	}
 	dir, base := ".", path
 	for i := len(path) - 1; i >= 0; i-- {
 		if os.IsPathSeparator(path[i]) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -87,13 +88,17 @@ func (e outputError) Error() string {
 }
 func (e outputError) Unwrap() error { return e.err }
 
-// plainCause is err without the path of an *fs.PathError: the path is the
-// temporary file an atomic write goes through, or the user's own path, which
-// outputError names already.
+// plainCause is err without the paths of an *fs.PathError or an
+// *os.LinkError: they are the temporary file an atomic write goes through,
+// or the user's own path, which outputError names already.
 func plainCause(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
+	}
+	var le *os.LinkError // a rename from the temporary file
+	if errors.As(err, &le) {
+		return le.Err.Error()
 	}
 	return err.Error()
 }

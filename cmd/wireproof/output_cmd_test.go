@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -51,5 +53,72 @@ func TestVerifyEmptyServerCmdIsAUsageError(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a usage error created the output directory: %v", err)
+	}
+}
+
+// TestOutputOverDirectory: report -o, export -o and index -o given a
+// directory exit 6 saying it is one, never naming the temporary file their
+// write goes through, and leave nothing beside it.
+func TestOutputOverDirectory(t *testing.T) {
+	golden := filepath.Join("..", "..", "fixtures", "golden", "live", "idle.zst")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.html")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", "-o", out, golden},
+		{"export", "-o", out, golden},
+		{"index", "-o", out, golden},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if want := "wireproof: cannot write " + out + ": it is a directory\n"; code != exitOutput || stderr != want {
+			t.Errorf("wireproof %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), code, stderr, exitOutput, want)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("files left beside the directory: %v", es)
+	}
+}
+
+// TestOutputToFIFO: an -o that names a named pipe (as /dev/stdout or a
+// shell's >(...) may) is written into, as the user asked, not replaced by a
+// regular file renamed over it.
+func TestOutputToFIFO(t *testing.T) {
+	golden := filepath.Join("..", "..", "fixtures", "golden", "live", "idle.zst")
+	fifo := filepath.Join(t.TempDir(), "out.har")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the writer opens it
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	// A second name of the pipe: should export replace the first, opening
+	// this one for writing still lets the reader's open return.
+	keep := fifo + ".keep"
+	if err := os.Link(fifo, keep); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "export", "-o", fifo, golden)
+	if w, err := os.OpenFile(keep, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close() // ENXIO when the reader is done already
+	}
+	b := <-got
+	if code != exitOK {
+		t.Fatalf("export -o FIFO: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(string(b), `"creator"`) {
+		t.Errorf("the FIFO's reader got %d bytes, not the HAR: %.200q", len(b), b)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
 	}
 }
