@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -110,10 +111,13 @@ func noteTruncated(w io.Writer, tl *triage.Timeline) {
 // writeFileAtomic writes path through a temporary file in the same directory
 // and renames it into place, so a failed write leaves no half file. A path
 // that names something other than a regular file is not replaced: a
-// directory is refused, and a named pipe or a device (a shell's >(...),
-// /dev/stdout) is written into, as the user asked.
+// directory is refused, a named pipe or a device (a shell's >(...),
+// /dev/stdout) is written into, as the user asked, and a symbolic link to a
+// file (/dev/stdout redirected to one) is followed: the file it points to is
+// replaced, the link stays.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
 		if fi.IsDir() {
 			return outputError{path, errors.New("it is a directory")}
 		}
@@ -130,10 +134,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		}
 		return nil
 	}
-	dir, base := ".", path
-	for i := len(path) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(path[i]) {
-			dir, base = path[:i+1], path[i+1:]
+	target := path
+	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return outputError{path, err}
+		}
+	}
+	dir, base := ".", target
+	for i := len(target) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(target[i]) {
+			dir, base = target[:i+1], target[i+1:]
 			break
 		}
 	}
@@ -152,7 +162,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err := os.Chmod(f.Name(), 0o600); err != nil { // bundles are 0600; what is taken out of them stays so
 		return outputError{path, err}
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := os.Rename(f.Name(), target); err != nil {
 		return outputError{path, err}
 	}
 	return nil

@@ -122,3 +122,32 @@ func TestOutputToFIFO(t *testing.T) {
 		t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
 	}
 }
+
+// TestOutputThroughSymlink: an -o that is a symbolic link to a file (as
+// /dev/stdout is, to /proc/self/fd/1, when stdout is redirected to a file)
+// writes the file it points to and leaves the link a link, never renaming a
+// regular file over it.
+func TestOutputThroughSymlink(t *testing.T) {
+	golden := filepath.Join("..", "..", "fixtures", "golden", "live", "idle.zst")
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.har")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.har")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "export", "-o", link, golden); code != exitOK {
+		t.Fatalf("export -o a link: exit %d\n%s", code, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); !strings.Contains(string(b), `"creator"`) {
+		t.Errorf("the link's target holds %.100q, not the HAR", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("files left beside the output: %v", es)
+	}
+}
