@@ -15,6 +15,7 @@ import (
 // offered, and errors. Each judges one model call's Request or Response
 // event (Event.Model).
 var modelChecks = Checks[*protocol.Event]{
+	{ID: CheckModelCassetteMiss, Message: "The server sent the model something the cassette never saw", Stage: StageEvent, Test: modelCassetteMiss},
 	{ID: CheckModelSSEEvent, Message: "A model stream event is malformed", Stage: StageEvent, Test: modelProblem(anthropic.ProblemMalformed)},
 	{ID: CheckModelSSEOrder, Message: "A model stream's events are out of order", Stage: StageEvent, Test: modelProblem(anthropic.ProblemOrder)},
 	{ID: CheckModelStreamComplete, Message: "A model stream ended before message_stop", Stage: StageEvent, Test: modelStreamComplete},
@@ -80,6 +81,21 @@ func modelStreamComplete(ev *protocol.Event) *Failure {
 		seen += " (" + ev.Err.Error() + ")"
 	}
 	return &Failure{Expected: "a stream that ends with message_stop", Seen: seen + " in the answer to model call " + ev.ID}
+}
+
+// modelCassetteMiss: a model cassette answered every model call from its
+// recording (a miss is also an API error: this check comes first, so that
+// a replayed run names it).
+func modelCassetteMiss(ev *protocol.Event) *Failure {
+	m := modelAnswer(ev)
+	if m == nil || !m.CassetteMiss {
+		return nil
+	}
+	seen := fmt.Sprintf("model call %s matched no recorded call", ev.ID)
+	if m.APIError != nil {
+		seen = m.APIError.Message + " (model call " + ev.ID + ")"
+	}
+	return &Failure{Expected: "a model request the cassette recorded", Seen: seen}
 }
 
 // modelAPIError: a model call is answered, not refused (an error status, or

@@ -140,4 +140,5 @@ const (
 	CheckModelIDUnique       = "model-id-unique"
 	CheckModelStopReason     = "model-stop-reason"
 	CheckModelToolOffered    = "model-tool-offered"
+	CheckModelCassetteMiss   = "model-cassette-miss"
 )

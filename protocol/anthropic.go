@@ -83,7 +83,16 @@ type ModelCall struct {
 	// Reused lists ids of the answer (its message id, its tool_use ids) that
 	// an earlier answer already had.
 	Reused []string
+	// CassetteMiss: the answer is a model cassette's miss (the response
+	// header CassetteHeader is "miss", package model/cassette): the server
+	// sent the model something the cassette never saw.
+	CassetteMiss bool
 }
+
+// CassetteHeader is the response header a model cassette (package
+// model/cassette) sets: "played" on a recorded answer, "miss" on the API
+// error that answers a request it has no recording of.
+const CassetteHeader = "X-Wireproof-Cassette"
 
 // ToolAnswer is a tool_result matched to the tool_use it answers, which an
 // earlier model call's answer made.
@@ -279,6 +288,7 @@ func toolProtocol(msgs []anthropic.Message) []string {
 // response takes the answer's head.
 func (m *modelExchange) response(ev *bundle.Event) {
 	m.facts.Status = ev.Status
+	m.facts.CassetteMiss = ev.Header.Get(CassetteHeader) == "miss"
 	mt, _, _ := mime.ParseMediaType(ev.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream" && ev.Status < 300 && m.call.Method == MethodResponses:

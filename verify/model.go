@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/wireproof/wireproof/model"
+	"github.com/wireproof/wireproof/model/cassette"
 	"github.com/wireproof/wireproof/record"
 )
 
@@ -19,15 +20,21 @@ type modelServer struct {
 }
 
 // startModel serves the scripted model on loopback, with the run's model
-// fault if it has one, and puts a recording proxy (connections "model-h1",
+// fault if it has one, or the run's model cassette, and puts a recording proxy (connections "model-h1",
 // ...) in front of it.
 func (r *run) startModel(ctx context.Context) (*modelServer, error) {
 	fault := ""
 	if isModelFault(r.opts.Fault) {
 		fault = r.opts.Fault
 	}
-	srv, err := model.Start(ctx, "127.0.0.1:0", &model.Options{Fault: fault})
-	if err != nil {
+	var srv *model.Server
+	var err error
+	if r.cassette != nil {
+		r.tape = cassette.NewHandler(r.cassette, &cassette.Options{Fast: r.opts.ModelFast})
+		if srv, err = model.Serve(ctx, "127.0.0.1:0", r.tape); err != nil {
+			return nil, fmt.Errorf("serving the model cassette: %w", err)
+		}
+	} else if srv, err = model.Start(ctx, "127.0.0.1:0", &model.Options{Fault: fault}); err != nil {
 		return nil, fmt.Errorf("starting the scripted model: %w", err)
 	}
 	m := &modelServer{model: srv}

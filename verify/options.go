@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -91,6 +92,14 @@ type Options struct {
 	// client's, the CLI's stdio, its MCP requests and its model calls. Empty:
 	// no real CLI. It excludes ScriptedProvider.
 	ProviderCLI string
+	// ModelCassette, with ProviderCLI, answers the CLI's model calls from
+	// the model calls recorded in these bundles (a directory: its *.zst)
+	// instead of the scripted model (package model/cassette): a call that
+	// matches none is answered with an API error and fails the check
+	// model-cassette-miss. ModelFast plays the recorded answers at once
+	// instead of at their recorded pace.
+	ModelCassette []string
+	ModelFast     bool
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.
@@ -161,6 +170,19 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if isModelFault(o.Fault) && o.ProviderCLI == "" {
 		return o, &OptionError{"--fault", o.Fault, "a model fault needs the real CLI (--provider-cli): only it talks to the scripted model"}
+	}
+	if len(o.ModelCassette) > 0 {
+		switch {
+		case o.ProviderCLI == "":
+			return o, &OptionError{"--model-cassette", strings.Join(o.ModelCassette, ","), "a model cassette needs the real CLI (--provider-cli): only it talks to the model"}
+		case isModelFault(o.Fault):
+			return o, &OptionError{"--fault", o.Fault, "a model fault and --model-cassette cannot be combined: the cassette plays what was recorded, faults included"}
+		}
+		for _, p := range o.ModelCassette {
+			if _, err := os.Stat(p); err != nil {
+				return o, &OptionError{"--model-cassette", p, "a bundle or a directory of bundles: " + err.Error()}
+			}
+		}
 	}
 	if o.ProviderCLI != "" {
 		if o.ScriptedProvider {

@@ -16,6 +16,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
+	"github.com/wireproof/wireproof/model/cassette"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/redact"
 	"github.com/wireproof/wireproof/replay"
@@ -41,6 +42,9 @@ type Result struct {
 	// printed its ready line, while starting or restarting: why it did not
 	// come up. Empty when it started.
 	ServerOutput []string `json:"serverOutput,omitempty"`
+	// ModelCassette is what the model cassette played and missed
+	// (Options.ModelCassette); nil without one.
+	ModelCassette *cassette.Report `json:"modelCassette,omitempty"`
 }
 
 // Run performs one scenario run: it starts the server behind the recorder,
@@ -96,6 +100,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	repo := readRepoState(ctx, repoDir, opts.KeepPatch)
 
+	var tape *cassette.Cassette
+	if len(opts.ModelCassette) > 0 {
+		if tape, err = cassette.Load(ctx, opts.ModelCassette...); err != nil {
+			return nil, &OptionError{"--model-cassette", strings.Join(opts.ModelCassette, ","), err.Error()}
+		}
+	}
 	var cli *providerCLI
 	if opts.ProviderCLI != "" {
 		if cli, err = newProviderCLI(ctx, opts.ProviderCLI, filepath.Join(ws.dir, "provider-home")); err != nil {
@@ -148,6 +158,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		header.Manifest.Options["providerCli"] = cli.path
 		header.Manifest.Options["providerCliVersion"] = cli.version
 	}
+	if tape != nil {
+		header.Manifest.Options["modelCassette"] = strings.Join(opts.ModelCassette, ",")
+	}
 	w, err := bundle.Create(res.Bundle, header, nil)
 	if err != nil {
 		return nil, outputErr(res.Bundle, err)
@@ -183,7 +196,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		opts: opts, rec: rec, live: live, argv: argv, bootstrap: bootstrapJSON,
 		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
 		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
-		writer: w, cli: cli,
+		writer: w, cli: cli, cassette: tape,
 	}
 	if opts.ScriptedProvider || cli != nil {
 		r.shimDir = filepath.Join(ws.dir, "bin")
@@ -228,6 +241,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	r.mu.Lock()
 	res.ServerOutput = r.startOutput
 	r.mu.Unlock()
+	if r.tape != nil {
+		rep := r.tape.Report()
+		res.ModelCassette = &rep
+	}
 	return res, nil
 }
 
@@ -298,6 +315,10 @@ type run struct {
 	env            []string     // the server's environment (provider evidence, scripted provider)
 	shimDir        string       // holds the scripted `claude` or the real CLI's wrapper, when asked for
 	cli            *providerCLI // the real CLI (Options.ProviderCLI), or nil
+	// cassette answers the CLI's model calls (Options.ModelCassette) when
+	// set; tape is its handler once the model is up.
+	cassette *cassette.Cassette
+	tape     *cassette.Handler
 
 	mu     sync.Mutex
 	phase  replay.Phase

@@ -107,6 +107,12 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	if opts.ProviderCLI != "" {
 		args = append(args, "--provider-cli", opts.ProviderCLI)
 	}
+	for _, p := range opts.ModelCassette {
+		args = append(args, "--model-cassette", p)
+	}
+	if opts.ModelFast {
+		args = append(args, "--model-fast")
+	}
 	if opts.ScriptedProvider {
 		args = append(args, "--scripted-provider")
 	}

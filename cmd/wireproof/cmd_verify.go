@@ -37,6 +37,9 @@ type verifyOptions struct {
 	keepPatch bool
 	keepRuns  string
 	iteration int
+	cassette  []string
+	fast      bool
+	strict    bool
 	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
 	// not the embedded fixture server.
 	serverCmdSet bool
@@ -68,6 +71,11 @@ loopback. The bundle holds the client's traffic, the CLI's stdio, its MCP
 requests and its model calls; its API key is a random one of the run, its home
 a private directory of the run. --fault then also takes a model fault.
 --scripted-provider instead runs wireproof's own stand-in for the CLI.
+--model-cassette BUNDLE|DIR (repeatable, with --provider-cli) answers the CLI's
+model calls from the ones recorded in earlier runs' bundles instead of the
+scripted model, run-bound values bound to this run's (docs/model.md); a call it
+has no recording of fails the check model-cassette-miss, and with --strict
+exits 4.
 
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
@@ -100,6 +108,9 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
 	f.StringVar(&opts.cli, "provider-cli", "", "run the server's Claude sessions on the real Claude Code CLI at this path, against wireproof's scripted model API (docs/providers.md): no credentials needed, Node not needed by wireproof")
+	f.StringArrayVar(&opts.cassette, "model-cassette", nil, "with --provider-cli: answer the CLI's model calls from the model calls recorded in this bundle or directory of bundles (repeatable) instead of the scripted model")
+	f.BoolVar(&opts.fast, "model-fast", false, "with --model-cassette: play the recorded answers at once instead of at their recorded pace")
+	f.BoolVar(&opts.strict, "strict", false, "with --model-cassette and one --scenario: exit 4 if a model call matched no recorded one")
 	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults'), or with --provider-cli a model fault ("+strings.Join(model.Faults, ", ")+")")
 	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
 	outFlag(f, &opts.out, "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
@@ -133,6 +144,12 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if o.repeat < 1 {
 		return usageError{fmt.Errorf("invalid --repeat %d: want a positive integer", o.repeat)}
 	}
+	if o.strict && (len(o.cassette) == 0 || o.scenario == string(verify.ScenarioAll) || o.repeat > 1) {
+		return usageError{errors.New("invalid --strict: it needs --model-cassette and a single run (one --scenario, no --repeat)")}
+	}
+	if o.fast && len(o.cassette) == 0 {
+		return usageError{errors.New("invalid --model-fast: it needs --model-cassette")}
+	}
 	keep, err := spool.ParseKeep(o.keepRuns)
 	if err != nil {
 		return usageError{err}
@@ -154,6 +171,8 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 
 		ScriptedProvider: o.scripted,
 		ProviderCLI:      o.cli,
+		ModelCassette:    o.cassette,
+		ModelFast:        o.fast,
 		Serialization:    o.serial,
 		OutDir:           out.dir,
 		Iteration:        o.iteration,
@@ -211,11 +230,16 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if res.Workspace != "" {
 		fmt.Fprintf(stdout, "Workspace: %s\n", res.Workspace)
 	}
+	if c := res.ModelCassette; c != nil {
+		fmt.Fprint(stdout, c.Summary())
+	}
 	switch {
 	case upErr != nil:
 		return upErr
 	case res.Interrupted:
 		return interruptedError{ctx.Err()}
+	case o.strict && res.ModelCassette != nil && res.ModelCassette.Missed > 0:
+		return playbackMissedError{misses: res.ModelCassette.Missed, verb: "verify"}
 	case v.Status != assert.StatusPassed:
 		return checkFailedError{"verification failed"}
 	}

@@ -21,7 +21,8 @@ import (
 //	3    a bundle could not be read (missing, not zstd, corrupt, a zstd window
 //	     above the reader's cap)
 //	4    playback --strict: a request matched nothing recorded, or a recorded
-//	     request was never played
+//	     request was never played; model --cassette --strict and verify
+//	     --model-cassette --strict: a model call matched no recorded one
 //	5    object storage could not be used (credentials refused, endpoint
 //	     unreachable, an upload failed); the files are kept in the spool
 //	6    an output could not be written: the bundle of record or verify,
@@ -117,9 +118,17 @@ func (e interruptedError) Unwrap() error { return e.err }
 
 // playbackMissedError is playback --strict ending with misses or recorded
 // requests never played. The report has been printed.
-type playbackMissedError struct{ misses, unplayed int }
+// A model cassette's (model --cassette, verify --model-cassette) names its
+// verb and counts only misses.
+type playbackMissedError struct {
+	misses, unplayed int
+	verb             string // "" for playback
+}
 
 func (e playbackMissedError) Error() string {
+	if e.verb != "" {
+		return fmt.Sprintf("%s --strict: %d model call(s) matched no recorded call", e.verb, e.misses)
+	}
 	return fmt.Sprintf("playback --strict: %d missed, %d never played", e.misses, e.unplayed)
 }
 

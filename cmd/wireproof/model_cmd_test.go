@@ -21,18 +21,7 @@ func TestModelServes(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr lockedBuffer
-	urls := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- runModel(ctx, modelOptions{addr: "127.0.0.1:0", stdout: &stdout, stderr: &stderr, ready: func(u string) { urls <- u }})
-	}()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("model ended before serving: %v", err)
-	}
+	url, done, stdout, stderr := serveModel(ctx, t, modelOptions{addr: "127.0.0.1:0"})
 	if got := strings.TrimSpace(stdout.String()); got != url || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Errorf("stdout %q, want the URL %q", got, url)
 	}

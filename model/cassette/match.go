@@ -10,11 +10,15 @@ import (
 	"strings"
 )
 
-// token classes: run-bound values set apart when strings are compared.
+// token classes: run-bound values set apart when strings are compared. A
+// temporary directory is the path under the system's temp directory as far
+// as each segment has a digit (os.MkdirTemp's random suffix, a test's
+// numbered directory): /tmp/wireproof-run-12-34/file has the token
+// /tmp/wireproof-run-12-34.
 var tokenRE = regexp.MustCompile(strings.Join([]string{
 	`(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`,
 	`(?P<port>(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]+)`,
-	`(?P<tmp>(?:/tmp|/var/tmp|/private/var/folders/[^/\s"']+/[^/\s"']+/T)/[^/\s"'\\<>]+)`,
+	`(?P<tmp>(?:/tmp|/var/tmp|/private/var/folders/[^/\s"']+/[^/\s"']+/T)(?:/[^/\s"'\\<>]*[0-9][^/\s"'\\<>]*)+)`,
 	`(?P<time>[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))`,
 	`(?P<id>\b(?:toolu|msg|srvtoolu|req)_[A-Za-z0-9]{8,})`,
 }, "|"))

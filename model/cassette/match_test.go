@@ -113,3 +113,14 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// TestTokenize: the run-bound tokens of a string.
+func TestTokenize(t *testing.T) {
+	got := tokenize(`cd /tmp/TestX123/001/wireproof-run-1-2/provider-home && curl http://127.0.0.1:45803/02108642-b54b-4d06-83c6-73d0657f0ff0 at 2026-12-01T14:07:14.5Z (toolu_wp5a6511b1c78f09285170c1) /tmp/model-cap`)
+	want := []segment{{text: "cd "}, {class: "tmp", text: "/tmp/TestX123/001/wireproof-run-1-2"}, {text: "/provider-home && curl http://"},
+		{class: "port", text: "127.0.0.1:45803"}, {text: "/"}, {class: "uuid", text: "02108642-b54b-4d06-83c6-73d0657f0ff0"}, {text: " at "},
+		{class: "time", text: "2026-12-01T14:07:14.5Z"}, {text: " ("}, {class: "id", text: "toolu_wp5a6511b1c78f09285170c1"}, {text: ") /tmp/model-cap"}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(segment{})); diff != "" {
+		t.Errorf("tokenize (-want +got):\n%s", diff)
+	}
+}

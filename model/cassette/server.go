@@ -13,13 +13,14 @@ import (
 
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/model/anthropic"
+	"github.com/wireproof/wireproof/protocol"
 )
 
 // HeaderCassette is the response header a cassette sets: "played" on a
 // recorded answer, "miss" on the error that answers a request matching
 // nothing. The recording proxy keeps it, so a bundle shows which model
 // answers were a cassette's misses (check model-cassette-miss).
-const HeaderCassette = "X-Wireproof-Cassette"
+const HeaderCassette = protocol.CassetteHeader
 
 // maxBody caps a request body, as the scripted model does.
 const maxBody = 32 << 20

@@ -22,6 +22,7 @@ const (
 	ModelReusedID        = "model-reused-id"           // a second call answered with the first's ids
 	ModelWrongStopReason = "model-wrong-stop-reason"   // a tool_use that says end_turn
 	ModelUnofferedTool   = "model-unoffered-tool"      // a tool_use of a tool the request does not offer
+	ModelCassetteMiss    = "model-cassette-miss"       // a model cassette's miss: 400 with X-Wireproof-Cassette: miss
 	modelAnswerID        = "msg_synth0001"
 	modelToolUseID       = "toolu_synth0001"
 	modelSecondAnswerID  = "msg_synth0002"
@@ -37,6 +38,7 @@ var ModelChecks = map[string]string{
 	ModelReusedID:        assert.CheckModelIDUnique,
 	ModelWrongStopReason: assert.CheckModelStopReason,
 	ModelUnofferedTool:   assert.CheckModelToolOffered,
+	ModelCassetteMiss:    assert.CheckModelCassetteMiss,
 }
 
 // ModelCalls returns the HTTP exchanges (connections conn1 and conn2) of
@@ -83,10 +85,13 @@ func ModelCalls(conn1, conn2, fault string) ([]bundle.Event, int) {
 		x1.endErr = "unexpected EOF"
 	case ModelOverloaded:
 		x1.status, x1.ctype, x1.res = anthropic.StatusOverloaded, "application/json", []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	case ModelCassetteMiss:
+		x1.status, x1.ctype, x1.miss = 400, "application/json", true
+		x1.res = []byte(`{"type":"error","error":{"type":"invalid_request_error","message":"wireproof cassette: no recorded model call matches POST /v1/messages (1 messages, 1 tools); closest recorded: idle-1.zst model-h1 (seq 40); first difference: messages[0].content[0].text: recorded \"Run curl\", the client sent \"Run wget\""}}`)
 	}
 	evs = append(evs, x1.events()...)
 	switch fault {
-	case ModelMalformedEvent, ModelOutOfOrder, ModelCutStream, ModelOverloaded, ModelWrongStopReason, ModelUnofferedTool:
+	case ModelMalformedEvent, ModelOutOfOrder, ModelCutStream, ModelOverloaded, ModelWrongStopReason, ModelUnofferedTool, ModelCassetteMiss:
 		decides = len(evs) - 1 // the first answer's end
 	}
 	x2 := modelExchange{conn: conn2, req: req2, status: 200, ctype: "text/event-stream; charset=utf-8", res: sseBody(anthropic.Events(second, nil))}
@@ -105,17 +110,22 @@ type modelExchange struct {
 	conn, ctype, endErr string
 	req, res            []byte
 	status              int
+	miss                bool // answered by a model cassette's miss
 }
 
 // events records the exchange as the proxy does: the request and its body,
 // the response head, its body in two chunks, the end.
 func (x modelExchange) events() []bundle.Event {
 	half := len(x.res) / 2
+	head := map[string][]string{"Content-Type": {x.ctype}}
+	if x.miss {
+		head["X-Wireproof-Cassette"] = []string{"miss"}
+	}
 	return []bundle.Event{
 		{Kind: bundle.KindHTTPRequest, Conn: x.conn, Method: "POST", URL: "/v1/messages?beta=true",
 			Header: map[string][]string{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(x.req))}, "X-Api-Key": {"[REDACTED]"}, "Anthropic-Version": {"2023-06-01"}}},
 		{Kind: bundle.KindHTTPBody, Conn: x.conn, Dir: bundle.DirClientToServer, Body: bundle.Text(x.req)},
-		{Kind: bundle.KindHTTPResponse, Conn: x.conn, Status: x.status, Header: map[string][]string{"Content-Type": {x.ctype}}},
+		{Kind: bundle.KindHTTPResponse, Conn: x.conn, Status: x.status, Header: head},
 		{Kind: bundle.KindHTTPBody, Conn: x.conn, Dir: bundle.DirServerToClient, Body: bundle.Text(x.res[:half])},
 		{Kind: bundle.KindHTTPBody, Conn: x.conn, Dir: bundle.DirServerToClient, Body: bundle.Text(x.res[half:])},
 		{Kind: bundle.KindHTTPEnd, Conn: x.conn, Size: int64(len(x.res)), Err: x.endErr},

@@ -1,0 +1,123 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/verify"
+)
+
+// resultRE finds the gate's secrets (RESULT_<uuid>) in a decompressed bundle.
+var resultRE = regexp.MustCompile(`RESULT_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func secretsIn(t *testing.T, bundle string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, s := range resultRE.FindAllString(string(testkit.Decompress(t, bundle)), -1) {
+		out[s] = true
+	}
+	return out
+}
+
+// TestModelCassette records idle with the real Claude CLI and the scripted
+// model, then runs it again from that bundle as the model's cassette: a new
+// secret, new ports, new task, thread and session ids, and the run passes
+// with the same verdict, every recorded model call played once and nothing
+// missed, and replays to the same verdict (runOnce). With the gate failing
+// (--fail-gate: the child's tool result is no longer the recorded one) the
+// wireproof binary, run as a child process with --strict, explains the
+// miss (the nearest recorded call, the first differing field), fails the
+// check model-cassette-miss, and exits 4.
+func TestModelCassette(t *testing.T) {
+	cli := claudeCLI(t)
+	rec := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout})
+	if f := rec.Verdict.Failure; f != nil {
+		t.Fatalf("recording failed: %s (%s)", f.Check, f.Message)
+	}
+	_, recEvents := readBundle(t, rec.Bundle)
+	recorded := bundleSides(t, recEvents).model
+
+	play := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout,
+		ModelCassette: []string{rec.Bundle}, ModelFast: true})
+	if f := play.Verdict.Failure; f != nil {
+		t.Fatalf("the run from the cassette failed: %s (%s): %s\n%+v", f.Check, f.Message, f.Seen, play.ModelCassette)
+	}
+	if got, want := triageSuites(play.Verdict), triageSuites(rec.Verdict); got != want {
+		t.Errorf("suites %s from the cassette, %s recorded", got, want)
+	}
+	c := play.ModelCassette
+	if c == nil || c.Played != recorded || c.Repeated != 0 || c.Missed != 0 || len(c.Unplayed) != 0 {
+		t.Fatalf("cassette report %+v, want all %d recorded calls played once", c, recorded)
+	}
+	hdr, _ := readBundle(t, play.Bundle)
+	if hdr.Manifest.Options["modelCassette"] != rec.Bundle {
+		t.Errorf("manifest modelCassette %q", hdr.Manifest.Options["modelCassette"])
+	}
+	// The replayed answers carry this run's secret (the ACK, from the live
+	// task_status result), not the recorded run's.
+	recSecrets, playSecrets := secretsIn(t, rec.Bundle), secretsIn(t, play.Bundle)
+	if len(recSecrets) != 1 || len(playSecrets) != 1 {
+		t.Fatalf("secrets recorded %v, played %v: want one each", recSecrets, playSecrets)
+	}
+	for s := range recSecrets {
+		if playSecrets[s] {
+			t.Errorf("the run from the cassette carries the recorded secret %s", s)
+		}
+	}
+
+	out := filepath.Join(t.TempDir(), "miss")
+	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--provider-cli", cli, "--timeout", "180",
+		"--model-cassette", rec.Bundle, "--model-fast", "--fail-gate", "--strict", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	stdout, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Fatalf("verify --strict with a miss: %v, want exit 4\n%s", err, stdout)
+	}
+	if !strings.Contains(string(stdout), "miss: wireproof cassette: no recorded model call matches POST /v1/messages") ||
+		!strings.Contains(string(stdout), "first difference: messages[") {
+		t.Errorf("the miss is not explained:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "idle-1.verdict.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v assert.Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	missed := false
+	for _, s := range v.Suites {
+		if s.Suite == assert.SuiteConformance && s.Failure != nil && s.Failure.Check == assert.CheckModelCassetteMiss {
+			missed = strings.Contains(s.Failure.Seen, "closest recorded: ") && strings.Contains(s.Failure.Seen, "first difference: ")
+		}
+	}
+	if !missed {
+		t.Errorf("the verdict's conformance suite does not fail %s with the miss explained: %s", assert.CheckModelCassetteMiss, b)
+	}
+	// The miss is in the bundle: replay judges it the same.
+	if o, err := exec.Command(wireproofBin, "replay", filepath.Join(out, "idle-1.zst")).CombinedOutput(); !strings.Contains(string(o), "reproduced") {
+		t.Errorf("replay of the miss run: %v\n%s", err, o)
+	}
+}
+
+// triageSuites is each suite's status and failing check, in one line.
+func triageSuites(v assert.Verdict) string {
+	var b strings.Builder
+	for _, s := range v.Suites {
+		b.WriteString(string(s.Suite) + "=" + string(s.Status))
+		if s.Failure != nil {
+			b.WriteString(":" + s.Failure.Check)
+		}
+		b.WriteString(" ")
+	}
+	return b.String()
+}
