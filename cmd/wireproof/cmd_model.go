@@ -42,6 +42,11 @@ Claude CLI at it with ANTHROPIC_BASE_URL=<the printed URL> and any
 ANTHROPIC_API_KEY: the CLI runs its tools, MCP calls and background tasks for
 real, and only the model is scripted. docs/model.md describes the plans.
 
+It also serves OpenAI's Responses API (POST /v1/responses, streamed or not,
+errors in OpenAI's shape) for the Codex CLI: a CODEX_HOME/config.toml with
+model_provider naming a provider whose base_url is <the printed URL>/v1,
+wire_api = "responses" and an env_key points it here.
+
 It prints its base URL on stdout, one line per model call (the plan and step
 played) on stderr unless -q (--quiet), and serves until SIGINT or SIGTERM (exit 0).
 --fault makes it misbehave on purpose: ` + strings.Join(model.Faults, ", ") + `.

@@ -85,7 +85,7 @@ type Item struct {
 	Status string `json:"status,omitempty"`
 	// message
 	Role    string  `json:"role,omitempty"`
-	Content Content `json:"content,omitempty"`
+	Content Content `json:"content,omitzero"`
 	// function_call (Namespace: the tool's namespace, for an MCP tool)
 	CallID    string `json:"call_id,omitempty"`
 	Name      string `json:"name,omitempty"`
