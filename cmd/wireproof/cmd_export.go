@@ -83,7 +83,7 @@ func runExport(ctx context.Context, opts exportOptions, args []string) (err erro
 		return err
 	}
 	noteTruncated(opts.stderr, tl)
-	fmt.Fprintln(opts.stdout, opts.Out)
+	printOutput(opts.stdout, opts.Out)
 	return nil
 }
 
@@ -106,6 +106,16 @@ func noteTruncated(w io.Writer, tl *triage.Timeline) {
 	if tl.Truncated {
 		fmt.Fprintf(w, "wireproof: %s is truncated (%s): written up to the cut\n", tl.Path, tl.TruncatedReason)
 	}
+}
+
+// printOutput prints the path of the file an output was written to. An
+// output that went into a pipe or a device (-o /dev/stdout) is not named
+// after it: export -o /dev/stdout | jq reads the HAR alone.
+func printOutput(w io.Writer, path string) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return
+	}
+	fmt.Fprintln(w, path)
 }
 
 // writeFileAtomic writes path through a temporary file in the same directory

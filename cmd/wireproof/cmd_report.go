@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path"
@@ -35,7 +34,9 @@ time, whether the replay reproduced it), the manifest, a swimlane timeline by
 channel with the failing event highlighted and anchored (#seq-N), the RPC calls,
 the HTTP exchanges, the last projection of the parent thread and the server log.
 
-The default output is BUNDLE with .zst replaced by .html; its path is printed.
+The default output is BUNDLE with .zst replaced by .html; its path is printed
+(not that of a pipe or device written into: -o /dev/stdout prints the report
+alone).
 A truncated bundle is reported up to its cut, with a notice; exit 0. A file that
 is missing, not a bundle, or broken before its end exits 3; one whose stored
 bytes are not what its writer wrote is damaged and exits 7.`,
@@ -84,6 +85,6 @@ func runReport(ctx context.Context, opts reportOptions, args []string) (err erro
 		return err
 	}
 	noteTruncated(opts.stderr, tl)
-	fmt.Fprintln(opts.stdout, out)
+	printOutput(opts.stdout, out)
 	return nil
 }

@@ -83,7 +83,8 @@ func TestOutputOverDirectory(t *testing.T) {
 
 // TestOutputToFIFO: an -o that names a named pipe (as /dev/stdout or a
 // shell's >(...) may) is written into, as the user asked, not replaced by a
-// regular file renamed over it.
+// regular file renamed over it, and its name is not printed after the
+// output (export -o /dev/stdout | jq reads the HAR alone).
 func TestOutputToFIFO(t *testing.T) {
 	golden := filepath.Join("..", "..", "fixtures", "golden", "live", "idle.zst")
 	fifo := filepath.Join(t.TempDir(), "out.har")
@@ -107,13 +108,16 @@ func TestOutputToFIFO(t *testing.T) {
 	if err := os.Link(fifo, keep); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, "export", "-o", fifo, golden)
+	code, stdout, stderr := runCLI(t, "export", "-o", fifo, golden)
 	if w, err := os.OpenFile(keep, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		w.Close() // ENXIO when the reader is done already
 	}
 	b := <-got
 	if code != exitOK {
 		t.Fatalf("export -o FIFO: exit %d\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("export -o FIFO printed %q after the output", stdout)
 	}
 	if !strings.Contains(string(b), `"creator"`) {
 		t.Errorf("the FIFO's reader got %d bytes, not the HAR: %.200q", len(b), b)
