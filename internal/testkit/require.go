@@ -23,6 +23,12 @@ const (
 	// interop/claude-cli's node_modules, and skip (fail under
 	// EnvNodeRequired) without it.
 	EnvClaudeCLI = "WIREPROOF_TEST_CLAUDE_CLI"
+	// EnvCodexCLI is the path of the real Codex CLI (the native binary) the
+	// model package's Codex tests run (.ci/run installs the pinned one of
+	// interop/codex-cli and sets it): set, they run on it or fail; unset,
+	// they look for interop/codex-cli's node_modules, and skip (fail under
+	// EnvNodeRequired) without it.
+	EnvCodexCLI = "WIREPROOF_TEST_CODEX_CLI"
 	// EnvXMLLintRequired: the JUnit schema test (cmd/wireproof) validates
 	// replay --junit output with xmllint (Debian's libxml2-utils).
 	EnvXMLLintRequired = "WIREPROOF_TEST_XMLLINT_REQUIRED"
