@@ -1,17 +1,24 @@
 package verify_test
 
 import (
+	"bytes"
+	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -27,8 +34,11 @@ func secretsIn(t *testing.T, bundle string) map[string]bool {
 	return out
 }
 
-// TestModelCassette records idle with the real Claude CLI and the scripted
-// model, then runs it again from that bundle as the model's cassette: a new
+// TestModelCassette records idle with the real Claude CLI against a
+// loopback TLS "real model" (the scripted model behind an httptest TLS
+// server, its certificate trusted through --model-ca, the CLI's key the
+// caller's ANTHROPIC_API_KEY, which reaches the model and no file), then
+// runs it again from that bundle as the model's cassette: a new
 // secret, new ports, new task, thread and session ids, and the run passes
 // with the same verdict, every recorded model call played once and nothing
 // missed, and replays to the same verdict (runOnce). With the gate failing
@@ -38,9 +48,38 @@ func secretsIn(t *testing.T, bundle string) map[string]bool {
 // check model-cassette-miss, and exits 4.
 func TestModelCassette(t *testing.T) {
 	cli := claudeCLI(t)
-	rec := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout})
+	key := "sk-ant-api03-wireproof-upstream-" + rand.Text()
+	t.Setenv("ANTHROPIC_API_KEY", key)
+	h, err := model.NewHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keyed, calls atomic.Int32
+	upstream := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Header.Get("x-api-key") == key {
+			keyed.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	upstream.StartTLS()
+	defer upstream.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: upstream.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout, ModelUpstream: upstream.URL, ModelCA: ca})
 	if f := rec.Verdict.Failure; f != nil {
 		t.Fatalf("recording failed: %s (%s)", f.Check, f.Message)
+	}
+	if n := calls.Load(); n < 2 || keyed.Load() != n {
+		t.Errorf("the TLS upstream got %d model calls, %d with the caller's key", n, keyed.Load())
+	}
+	if hdr, _ := readBundle(t, rec.Bundle); hdr.Manifest.Options["modelUpstream"] != upstream.URL {
+		t.Errorf("manifest modelUpstream %q", hdr.Manifest.Options["modelUpstream"])
+	}
+	if raw := testkit.Decompress(t, rec.Bundle); bytes.Contains(raw, []byte(key)) {
+		t.Error("the caller's API key is in the bundle")
 	}
 	_, recEvents := readBundle(t, rec.Bundle)
 	recorded := bundleSides(t, recEvents).model

@@ -2,8 +2,12 @@ package verify
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net/http"
 	"net/url"
+	"os"
 
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/model/cassette"
@@ -26,6 +30,9 @@ func (r *run) startModel(ctx context.Context) (*modelServer, error) {
 	fault := ""
 	if isModelFault(r.opts.Fault) {
 		fault = r.opts.Fault
+	}
+	if r.opts.ModelUpstream != "" {
+		return r.proxyModel(ctx)
 	}
 	var srv *model.Server
 	var err error
@@ -54,10 +61,80 @@ func (r *run) startModel(ctx context.Context) (*modelServer, error) {
 }
 
 // close stops the proxy, letting exchanges in flight finish until ctx ends,
-// then the model.
+// then the model (none when the model is an upstream).
 func (m *modelServer) close(ctx context.Context) {
 	_ = m.proxy.Close(ctx)
-	m.model.Close()
+	if m.model != nil {
+		m.model.Close()
+	}
+}
+
+// proxyModel puts the recording proxy in front of Options.ModelUpstream,
+// trusting Options.ModelCA's certificates besides the system's.
+func (r *run) proxyModel(ctx context.Context) (*modelServer, error) {
+	up, _ := url.Parse(r.opts.ModelUpstream) // checked by checkModelUpstream
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if r.opts.ModelCA != "" {
+		pool, err := caPool(r.opts.ModelCA)
+		if err != nil {
+			return nil, err
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	proxy, err := record.NewProxy(r.rec, &record.ProxyOptions{Upstream: up, Transport: tr, ConnPrefix: modelConnPrefix})
+	if err != nil {
+		return nil, err
+	}
+	ps, err := record.Listen(ctx, "127.0.0.1:0", proxy)
+	if err != nil {
+		return nil, err
+	}
+	return &modelServer{url: ps.URL, proxy: ps}, nil
+}
+
+// caPool is the system's certificates and the PEM file's.
+func caPool(path string) (*x509.CertPool, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &OptionError{"--model-ca", path, "a PEM file of CA certificates: " + err.Error()}
+	}
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, &OptionError{"--model-ca", path, "a PEM file of CA certificates: it holds none"}
+	}
+	return pool, nil
+}
+
+// checkModelUpstream refuses a model upstream that is not an http(s) URL
+// with a host (or carries credentials, which would reach the manifest), one
+// without the real CLI or beside the scripted model's other sources, and a
+// CA file without an upstream or without a certificate.
+func checkModelUpstream(o Options) error {
+	if o.ModelUpstream == "" {
+		if o.ModelCA != "" {
+			return &OptionError{"--model-ca", o.ModelCA, "it needs --model-upstream"}
+		}
+		return nil
+	}
+	u, err := url.Parse(o.ModelUpstream)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return &OptionError{"--model-upstream", o.ModelUpstream, "an http or https URL of a Messages API (https://host[:port])"}
+	case u.User != nil:
+		return &OptionError{"--model-upstream", "(a URL with credentials)", "no user or password in the URL: the key comes from ANTHROPIC_API_KEY"}
+	case o.ProviderCLI == "":
+		return &OptionError{"--model-upstream", o.ModelUpstream, "a model upstream needs the real CLI (--provider-cli)"}
+	case len(o.ModelCassette) > 0 || isModelFault(o.Fault):
+		return &OptionError{"--model-upstream", o.ModelUpstream, "it replaces the scripted model: no --model-cassette or model --fault beside it"}
+	}
+	if o.ModelCA != "" {
+		_, err := caPool(o.ModelCA)
+		return err
+	}
+	return nil
 }
 
 // isModelFault reports whether fault is one of the scripted model's fault

@@ -100,6 +100,14 @@ type Options struct {
 	// instead of at their recorded pace.
 	ModelCassette []string
 	ModelFast     bool
+	// ModelUpstream, with ProviderCLI, sends the CLI's model calls through
+	// the recording proxy to this Messages API (http or https; a real
+	// model) instead of the scripted model. The CLI's key is then the
+	// caller's ANTHROPIC_API_KEY when set (redacted like the run's own).
+	// ModelCA is a PEM file of certificates to trust for it besides the
+	// system's (a private CA, a test server's).
+	ModelUpstream string
+	ModelCA       string
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.
@@ -183,6 +191,9 @@ func (o Options) withDefaults() (Options, error) {
 				return o, &OptionError{"--model-cassette", p, "a bundle or a directory of bundles: " + err.Error()}
 			}
 		}
+	}
+	if err := checkModelUpstream(o); err != nil {
+		return o, err
 	}
 	if o.ProviderCLI != "" {
 		if o.ScriptedProvider {

@@ -111,6 +111,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if cli, err = newProviderCLI(ctx, opts.ProviderCLI, filepath.Join(ws.dir, "provider-home")); err != nil {
 			return nil, err
 		}
+		if k := os.Getenv("ANTHROPIC_API_KEY"); k != "" && opts.ModelUpstream != "" {
+			cli.apiKey = k // a real model's key: redacted and reported as the run's own
+		}
 	}
 	bootstrapToken := rand.Text()
 	secret := "RESULT_" + t3.NewUUID()
@@ -160,6 +163,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if tape != nil {
 		header.Manifest.Options["modelCassette"] = strings.Join(opts.ModelCassette, ",")
+	}
+	if opts.ModelUpstream != "" {
+		header.Manifest.Options["modelUpstream"] = opts.ModelUpstream
 	}
 	w, err := bundle.Create(res.Bundle, header, nil)
 	if err != nil {

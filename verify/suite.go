@@ -113,6 +113,12 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	if opts.ModelFast {
 		args = append(args, "--model-fast")
 	}
+	if opts.ModelUpstream != "" {
+		args = append(args, "--model-upstream", opts.ModelUpstream)
+	}
+	if opts.ModelCA != "" {
+		args = append(args, "--model-ca", opts.ModelCA)
+	}
 	if opts.ScriptedProvider {
 		args = append(args, "--scripted-provider")
 	}

@@ -40,6 +40,8 @@ type verifyOptions struct {
 	cassette  []string
 	fast      bool
 	strict    bool
+	upstream  string
+	modelCA   string
 	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
 	// not the embedded fixture server.
 	serverCmdSet bool
@@ -75,7 +77,10 @@ a private directory of the run. --fault then also takes a model fault.
 model calls from the ones recorded in earlier runs' bundles instead of the
 scripted model, run-bound values bound to this run's (docs/model.md); a call it
 has no recording of fails the check model-cassette-miss, and with --strict
-exits 4.
+exits 4. --model-upstream URL (with --provider-cli) records the CLI's model
+calls against that Messages API instead (a real model: the CLI gets
+$ANTHROPIC_API_KEY, redacted in every spelling), trusting --model-ca's PEM
+certificates besides the system's.
 
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
@@ -111,6 +116,8 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.StringArrayVar(&opts.cassette, "model-cassette", nil, "with --provider-cli: answer the CLI's model calls from the model calls recorded in this bundle or directory of bundles (repeatable) instead of the scripted model")
 	f.BoolVar(&opts.fast, "model-fast", false, "with --model-cassette: play the recorded answers at once instead of at their recorded pace")
 	f.BoolVar(&opts.strict, "strict", false, "with --model-cassette and one --scenario: exit 4 if a model call matched no recorded one")
+	f.StringVar(&opts.upstream, "model-upstream", "", "with --provider-cli: record the CLI's model calls against this Messages API (a real model, http or https) instead of the scripted model; the CLI's key is $ANTHROPIC_API_KEY")
+	f.StringVar(&opts.modelCA, "model-ca", "", "with --model-upstream: a PEM file of CA certificates to trust for it besides the system's")
 	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults'), or with --provider-cli a model fault ("+strings.Join(model.Faults, ", ")+")")
 	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
 	outFlag(f, &opts.out, "output directory or s3://bucket/prefix (default: a new directory under the system temp dir)")
@@ -173,6 +180,8 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		ProviderCLI:      o.cli,
 		ModelCassette:    o.cassette,
 		ModelFast:        o.fast,
+		ModelUpstream:    o.upstream,
+		ModelCA:          o.modelCA,
 		Serialization:    o.serial,
 		OutDir:           out.dir,
 		Iteration:        o.iteration,

@@ -82,6 +82,10 @@ func TestModelCassetteBadFlags(t *testing.T) {
 		{[]string{"model", "--strict"}, exitUsage, "--fast and --strict need --cassette"},
 		{[]string{"verify", "--strict"}, exitUsage, "invalid --strict: it needs --model-cassette"},
 		{[]string{"verify", "--model-cassette", "x.zst"}, exitUsage, "a model cassette needs the real CLI (--provider-cli)"},
+		{[]string{"verify", "--model-ca", "ca.pem"}, exitUsage, "it needs --model-upstream"},
+		{[]string{"verify", "--model-upstream", "ftp://h"}, exitUsage, "an http or https URL of a Messages API"},
+		{[]string{"verify", "--model-upstream", "https://u:secret@h"}, exitUsage, "no user or password in the URL"},
+		{[]string{"verify", "--model-upstream", "https://h"}, exitUsage, "a model upstream needs the real CLI (--provider-cli)"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
