@@ -109,7 +109,11 @@ func (p *Player) respond(w http.ResponseWriter, r *http.Request, x *Exchange, ar
 		}
 	}
 	httphop.Remove(h)
-	h.Del("Content-Length") // left to the server: replies carry the client's ids
+	if r.Method != http.MethodHead {
+		// Left to the server: replies carry the client's ids. A HEAD's is
+		// the length of a body it never carries, kept as recorded.
+		h.Del("Content-Length")
+	}
 	if x.Decoded {
 		h.Del("Content-Encoding") // the recording holds the body decoded
 	}

@@ -70,3 +70,35 @@ func TestInformationalAndTrailersPlayed(t *testing.T) {
 		t.Errorf("played back (-live +played):\n%s", diff)
 	}
 }
+
+// TestHeadKeepsContentLength: a HEAD answered with the length of the body
+// a GET would get is played back with that Content-Length, as recorded (it
+// has no body whose ids could change its length).
+func TestHeadKeepsContentLength(t *testing.T) {
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "3")
+		w.Header().Set("Content-Type", "text/html")
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "hi\n")
+		}
+	})
+	head := func(url string) string {
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		res, err := (&http.Client{Transport: tr}).Head(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.Header.Get("Content-Length")
+	}
+	var live string
+	path := recordSession(t, upstream, func(base string) { live = head(base + "/index.html") })
+	if live != "3" {
+		t.Fatalf("through the recording proxy: Content-Length %q, want 3", live)
+	}
+	srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+	if got := head(srv.URL + "/index.html"); got != live {
+		t.Errorf("played back HEAD: Content-Length %q, want %q as recorded", got, live)
+	}
+}
