@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/model/openai"
 	"github.com/wireproof/wireproof/protocol"
 )
@@ -209,4 +212,51 @@ func FuzzResponsesDecoder(f *testing.F) {
 			t.Fatalf("%d events", n)
 		}
 	})
+}
+
+// TestResponsesRealRecording decodes a real Codex 0.169.0 session recorded
+// through wireproof record in front of wireproof model (idle's launch turn
+// and its wake): four Responses calls, each whole and answered, the
+// delegate_task and task_status calls each answered by the next request's
+// function_call_output.
+func TestResponsesRealRecording(t *testing.T) {
+	r, err := bundle.Open(filepath.Join("..", "model", "testdata", "bundles", "codex-idle-responses.zst"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	router := protocol.NewRouter([]protocol.Route{protocol.HTTPRoute(protocol.NewHTTPDecoder(nil))}, func(ev *protocol.Event) {
+		if ev.Protocol != protocol.OpenAI || ev.Kind != protocol.KindResponse {
+			return
+		}
+		m := ev.Model
+		s := fmt.Sprintf("%s complete=%v problems=%d unanswered=%d unoffered=%d reused=%d", ev.Call.Outcome, m.Complete, len(m.Problems), len(m.Unanswered), len(m.Unoffered), len(m.Reused))
+		for _, a := range m.Answers {
+			s += " answers " + a.Name
+		}
+		for _, it := range m.Response.Output {
+			s += " -> " + it.Type + " " + it.Name + it.Content.Text()
+		}
+		got = append(got, s)
+	})
+	for {
+		var ev bundle.Event
+		if err := r.Next(&ev); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		router.Feed(&ev)
+	}
+	ok := "success complete=true problems=0 unanswered=0 unoffered=0 reused=0"
+	want := []string{
+		ok + " -> function_call delegate_task",
+		ok + " answers delegate_task -> message PARENT_RELEASED",
+		ok + " -> function_call task_status",
+		ok + " answers task_status -> message ACK:SECRET-123",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
 }

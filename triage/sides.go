@@ -26,7 +26,7 @@ func (b *builder) noteSide(pe *protocol.Event) {
 	switch pe.Protocol {
 	case protocol.JSONRPC:
 		side = SideMCP
-	case protocol.Anthropic:
+	case protocol.Anthropic, protocol.OpenAI:
 		side = SideModel
 	default:
 		return

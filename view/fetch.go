@@ -154,7 +154,7 @@ func readEvent(ctx context.Context, path string, e Event) (*EventDetail, error) 
 // call's end and keeps the call's messages: the correlator that decodes them
 // is replay's, so the details say what replay saw.
 func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
-	if c.Protocol == string(protocol.Anthropic) {
+	if isModelProtocol(protocol.Name(c.Protocol)) {
 		return readModelCall(ctx, path, c)
 	}
 	d := &CallDetail{CallSpan: c}

@@ -8,13 +8,13 @@ import (
 	"github.com/wireproof/wireproof/protocol"
 )
 
-// onModel adds a Claude CLI's model calls (Anthropic's Messages API, from
-// the replay session's Tap: the same decode as their checks) to the calls,
-// beside the Effect RPC ones. Method is the timeline's ("messages",
-// "count_tokens"); a call that failed says why in Reason. Their
+// onModel adds a Claude CLI's model calls (Anthropic's Messages API) and a
+// Codex CLI's (OpenAI's Responses API), from the replay session's Tap (the
+// same decode as their checks), to the calls, beside the Effect RPC ones.
+// Method is the timeline's ("messages", "count_tokens", "responses"); a call that failed says why in Reason. Their
 // bodies are the HTTP exchange's, shown with it.
 func (x *indexer) onModel(pe *protocol.Event) {
-	if pe.Protocol != protocol.Anthropic || pe.Call == nil {
+	if !isModelProtocol(pe.Protocol) || pe.Call == nil {
 		return
 	}
 	ix := x.ix
@@ -24,7 +24,7 @@ func (x *indexer) onModel(pe *protocol.Event) {
 		i = int32(len(ix.Calls))
 		x.models[pe.Call] = i
 		method := pe.Method
-		ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: pe.Conn, ID: pe.ID, Method: method, Seq: pe.Seq, T: pe.T, Outcome: string(protocol.OutcomeOpen), Protocol: string(protocol.Anthropic)})
+		ix.Calls = append(ix.Calls, CallSpan{Index: int(i), Conn: pe.Conn, ID: pe.ID, Method: method, Seq: pe.Seq, T: pe.T, Outcome: string(protocol.OutcomeOpen), Protocol: string(pe.Protocol)})
 		x.methods[method] = true
 	case (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) && ok:
 		delete(x.models, pe.Call)
@@ -54,8 +54,11 @@ func modelReason(pe *protocol.Event) string {
 		return clipLine(m.APIError.Type+": "+m.APIError.Message, maxSummary)
 	case len(m.Problems) > 0:
 		return clipLine(m.Problems[0].Error(), maxSummary)
-	case m.Stream && !m.Complete && !m.Cut && pe.Method == protocol.MethodMessages:
+	case m.Stream && !m.Complete && !m.Cut && (pe.Method == protocol.MethodMessages || pe.Method == protocol.MethodResponses):
 		why := "the stream ended before message_stop"
+		if pe.Method == protocol.MethodResponses {
+			why = "the stream ended before response.completed"
+		}
 		if pe.Err != nil {
 			why += " (" + pe.Err.Error() + ")"
 		}
@@ -66,6 +69,9 @@ func modelReason(pe *protocol.Event) string {
 	return ""
 }
 
+// isModelProtocol reports a protocol of model calls.
+func isModelProtocol(p protocol.Name) bool { return p == protocol.Anthropic || p == protocol.OpenAI }
+
 // readModelCall re-reads the HTTP exchange of a model call through the same
 // decoder as replay's and keeps its request body (Payload) and its answer,
 // assembled from the stream (Exit).
@@ -73,7 +79,7 @@ func readModelCall(ctx context.Context, path string, c CallSpan) (*CallDetail, e
 	d := &CallDetail{CallSpan: c}
 	dec := protocol.NewHTTPDecoder(nil)
 	emit := func(pe *protocol.Event) {
-		if pe.Protocol != protocol.Anthropic || pe.Conn != c.Conn {
+		if !isModelProtocol(pe.Protocol) || pe.Conn != c.Conn {
 			return
 		}
 		switch pe.Kind {

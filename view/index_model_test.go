@@ -57,3 +57,36 @@ func TestReadModelCall(t *testing.T) {
 		t.Fatal("no successful model call in the index")
 	}
 }
+
+// TestIndexCodexModelCalls: a Codex CLI's Responses calls (a real Codex
+// 0.169.0 session recorded through wireproof record in front of wireproof
+// model) are model calls of the index, their details the request and the
+// assembled response.
+func TestIndexCodexModelCalls(t *testing.T) {
+	const path = "../model/testdata/bundles/codex-idle-responses.zst"
+	_, ix, err := read(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range ix.Calls {
+		if c.Protocol != "openai" {
+			continue
+		}
+		got = append(got, c.Method+" "+c.Outcome+" "+c.Reason)
+		d, err := readCall(context.Background(), path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Payload == nil || !strings.Contains(string(d.Payload.JSON), `"input"`) {
+			t.Errorf("payload %+v, want the Responses request", d.Payload)
+		}
+		if d.Exit == nil || !strings.Contains(string(d.Exit.JSON), `"resp_wp`) {
+			t.Errorf("exit %+v, want the assembled response", d.Exit)
+		}
+	}
+	want := []string{"responses success ", "responses success ", "responses success ", "responses success "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Codex model calls (-want +got):\n%s", diff)
+	}
+}
