@@ -1,4 +1,4 @@
-package playback
+package playback_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/fixtures"
+	"github.com/wireproof/wireproof/playback"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
@@ -201,7 +202,15 @@ func testIdleAgainstPlayback(t *testing.T, serialization string) {
 
 	// Play it back, the fixture server gone, recording the session.
 	played := filepath.Join(t.TempDir(), "played.zst")
-	pb := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}, Output: played})
+	pbRec, err := playback.Load(ctx, path)
+	if err != nil {
+		t.Fatalf("loading %s: %v", path, err)
+	}
+	pb, err := playback.Serve(ctx, pbRec, &playback.ServeOptions{Options: playback.Options{Timing: playback.Timing{Fast: true}}, Output: played})
+	if err != nil {
+		t.Fatalf("serving: %v", err)
+	}
+	defer pb.Close(context.Background())
 	other := "http://127.0.0.1:1/" + t3.NewUUID() // another gate: its port and path are ids too
 	got, err := driveIdle(ctx, pb.URL, "another-bootstrap-token", other, secret, workspace, serialization, t3.NewUUID())
 	if err != nil {
