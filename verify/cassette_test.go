@@ -114,7 +114,7 @@ func TestModelCassette(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "miss")
 	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--provider-cli", cli, "--timeout", "180",
-		"--model-cassette", rec.Bundle, "--model-fast", "--fail-gate", "--strict", "--out", out)
+		"--model-cassette", rec.Bundle, "--fail-gate", "--strict", "--out", out) // at the recorded pace
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	stdout, err := cmd.Output()
 	var ee *exec.ExitError

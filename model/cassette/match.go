@@ -14,13 +14,17 @@ import (
 // temporary directory is the path under the system's temp directory as far
 // as each segment has a digit (os.MkdirTemp's random suffix, a test's
 // numbered directory): /tmp/wireproof-run-12-34/file has the token
-// /tmp/wireproof-run-12-34.
+// /tmp/wireproof-run-12-34. A word of letters and digits both (the CLI's
+// background task ids, bzjc3l8io) is an id too, and so is a number of four
+// digits or more (a process id, the digits of a directory's name the CLI
+// made a slug of); a word of letters alone is text.
 var tokenRE = regexp.MustCompile(strings.Join([]string{
 	`(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`,
 	`(?P<port>(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]+)`,
 	`(?P<tmp>(?:/tmp|/var/tmp|/private/var/folders/[^/\s"']+/[^/\s"']+/T)(?:/[^/\s"'\\<>]*[0-9][^/\s"'\\<>]*)+)`,
 	`(?P<time>[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))`,
 	`(?P<id>\b(?:toolu|msg|srvtoolu|req)_[A-Za-z0-9]{8,})`,
+	`(?P<word>\b[A-Za-z0-9]{4,}\b)`,
 }, "|"))
 
 // segment is a piece of a string: a literal, or a run-bound token of a class.
@@ -35,9 +39,6 @@ func tokenize(s string) []segment {
 	names := tokenRE.SubexpNames()
 	last := 0
 	for _, m := range tokenRE.FindAllStringSubmatchIndex(s, -1) {
-		if m[0] > last {
-			out = append(out, segment{text: s[last:m[0]]})
-		}
 		class := ""
 		for g := 1; g < len(names); g++ {
 			if m[2*g] >= 0 {
@@ -45,13 +46,43 @@ func tokenize(s string) []segment {
 				break
 			}
 		}
-		out = append(out, segment{class: class, text: s[m[0]:m[1]]})
+		text := s[m[0]:m[1]]
+		if class == "word" {
+			class = wordClass(text)
+		}
+		if class == "" {
+			continue // text: part of the literal around it
+		}
+		if m[0] > last {
+			out = append(out, segment{text: s[last:m[0]]})
+		}
+		out = append(out, segment{class: class, text: text})
 		last = m[1]
 	}
 	if last < len(s) {
 		out = append(out, segment{text: s[last:]})
 	}
 	return out
+}
+
+// wordClass is a word's class: "num" for digits alone, "word" for letters
+// and digits both, "" (text) for letters alone.
+func wordClass(w string) string {
+	digits, letters := false, false
+	for _, r := range w {
+		if r >= '0' && r <= '9' {
+			digits = true
+		} else {
+			letters = true
+		}
+	}
+	switch {
+	case digits && letters:
+		return "word"
+	case digits:
+		return "num"
+	}
+	return ""
 }
 
 // Shape is the part of a Messages request a cassette matches: the path
