@@ -376,6 +376,9 @@ func (m *matcher) strings(rec, live string) bool {
 		}
 		return true
 	}
+	if strings.Contains(rec, Redacted) && !strings.Contains(live, Redacted) {
+		return m.redacted(rec, live)
+	}
 	rs, ls := tokenize(rec), tokenize(live)
 	if len(rs) != len(ls) {
 		return false
@@ -404,6 +407,67 @@ func (m *matcher) strings(rec, live string) bool {
 		pending[r.text] = l.text
 	}
 	maps.Copy(m.bind, pending)
+	return true
+}
+
+// Redacted is what the recorder wrote in place of a secret.
+const Redacted = "[REDACTED]"
+
+// redacted matches a recorded string that holds a redacted secret with a
+// live one: the recorded string is a pattern in which each [REDACTED] and
+// each run-bound token stands for any text, the rest literal. The secret
+// the live string has in its place is bound to [REDACTED] (the first one
+// seen, when a request carries several), so that a recorded answer that
+// repeated it repeats this run's; tokens bind as elsewhere.
+func (m *matcher) redacted(rec, live string) bool {
+	var pat strings.Builder
+	var holes []string // what each group stands for
+	pat.WriteString("^")
+	for k, part := range strings.Split(rec, Redacted) {
+		if k > 0 {
+			pat.WriteString("(.+?)")
+			holes = append(holes, Redacted)
+		}
+		for _, s := range tokenize(part) {
+			if s.class == "" {
+				pat.WriteString(regexp.QuoteMeta(s.text))
+				continue
+			}
+			pat.WriteString("(.+?)")
+			holes = append(holes, s.text)
+		}
+	}
+	pat.WriteString("$")
+	re, err := regexp.Compile(pat.String())
+	if err != nil {
+		return false
+	}
+	got := re.FindStringSubmatch(live)
+	if got == nil {
+		return false
+	}
+	pending := map[string]string{}
+	for i, h := range holes {
+		v := got[i+1]
+		if h == Redacted {
+			if _, ok := m.bind[h]; !ok {
+				pending[h] = v
+			}
+			continue
+		}
+		if b, ok := m.bind[h]; ok && b != v {
+			return false
+		}
+		if b, ok := pending[h]; ok && b != v {
+			return false
+		}
+		pending[h] = v
+	}
+	for k, v := range pending {
+		if _, ok := m.bind[k]; !ok {
+			m.bind[k] = v
+		}
+	}
 	return true
 }
 

@@ -49,3 +49,33 @@ func TestPacing(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayBindsRedactedSecret: a secret the recorder redacted is
+// [REDACTED] in a recorded request and its answer; played to a request
+// that has this run's secret in its place, the answer carries it.
+func TestReplayBindsRedactedSecret(t *testing.T) {
+	const rec = `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpAAAAAAAAAA","content":"{\"result\":\"[REDACTED]\"}"}]}]}`
+	const live = `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_wpAAAAAAAAAA","content":"{\"result\":\"s3cr3t-of-this-run\"}"}]}]}`
+	sh, err := cassette.ParseShape("/v1/messages", []byte(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := `{"id":"msg_wp1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ACK:[REDACTED]"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
+	x := &playback.Exchange{ID: "model-h1", Seq: 1, Method: "POST", Body: []byte(rec), Status: 200,
+		RespHeader: http.Header{"Content-Type": {"application/json"}}, Chunks: []playback.Chunk{{Data: []byte(answer)}}}
+	c := &cassette.Cassette{Calls: []*cassette.Call{{Bundle: "tape.zst", Conn: "model-h1", Seq: 1, Shape: sh, Exchange: x}}}
+	s, err := model.Serve(context.Background(), "", cassette.NewHandler(c, &cassette.Options{Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp, err := http.Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(live))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"ACK:s3cr3t-of-this-run"`) {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+}
