@@ -125,6 +125,10 @@ func readBootstrap(fd int) (t3.Bootstrap, error) {
 }
 
 func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) error {
+	// The launcher is read before the ready line is printed: a launcher
+	// that dies as soon as it reads that line would otherwise be gone
+	// already, and the fixture would take its new parent for its own.
+	ppid := os.Getppid()
 	level, err := parseLogLevel(o.logLevel)
 	if err != nil {
 		return usageError{err}
@@ -157,7 +161,7 @@ func runFixtureStart(ctx context.Context, o fixtureOptions, stdout io.Writer) er
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")
-	case <-parentGone(ctx, os.Getppid(), parentPoll):
+	case <-parentGone(ctx, ppid, parentPoll):
 		log.Info("shutting down: the process that started the server is gone")
 	}
 	if err := srv.Close(); err != nil {
