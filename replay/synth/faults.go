@@ -148,6 +148,7 @@ var faults = map[string]Fault{
 	ModelReusedID:        modelFault(ModelReusedID),
 	ModelWrongStopReason: modelFault(ModelWrongStopReason),
 	ModelUnofferedTool:   modelFault(ModelUnofferedTool),
+	ModelCassetteMiss:    modelFault(ModelCassetteMiss),
 	"truncated":          {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
 	"subscription-ended": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: b.subID(), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
