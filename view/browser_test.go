@@ -270,6 +270,14 @@ func TestBrowserBundle(t *testing.T) {
 		t.Error("the failing row is not in the visible part of the list")
 	}
 	br.waitJS("its details", `!!document.querySelector('#detail-event[data-seq="138"] .jt')`)
+	// The bundle is named by its file and its run's start, not by its name
+	// alone (two runs' idle-1 differ in both).
+	if got, want := eval[string](br, `document.getElementById("bundle-path").textContent`), filepath.Join(goldenLive, "idle-duplicate-notification.zst"); got != want {
+		t.Errorf("bundle path %q, want %q", got, want)
+	}
+	if started := eval[string](br, `document.getElementById("bundle-started").textContent`); !strings.HasPrefix(started, "20") {
+		t.Errorf("bundle start %q, want the run's start time", started)
+	}
 	br.screenshot("bundle")
 
 	// Filters narrow the list: kind=http leaves only http events.

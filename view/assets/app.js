@@ -257,11 +257,15 @@ async function bundlePage(id, u) {
     others.map((r) => h("option", { value: r.id, text: `${r.name} (${r.status})` })));
   cmp.addEventListener("change", () => { if (cmp.value) navigate(`/diff?a=${encodeURIComponent(cmp.value)}&b=${encodeURIComponent(id)}`); });
   const summary = h("div", { class: "summary" },
-    h("span", { class: "title", text: b.row.name }),
+    h("span", { class: "title", text: b.row.name, title: b.row.path }),
     badge(b.verdict.status),
     suiteBadges(b.verdict),
     b.row.replay ? badge(b.row.replay) : null,
     h("span", { class: "facts" },
+      // Two runs' bundles may share a name (idle-1): the file and the time
+      // the run started tell them apart.
+      h("span", null, "file ", h("b", { class: "mono", id: "bundle-path", text: b.row.path })),
+      b.header.started ? h("span", null, "started ", h("b", { id: "bundle-started", text: b.header.started })) : null,
       h("span", null, "scenario ", h("b", { text: b.row.scenario || "—" })),
       m.options && m.options.fault ? h("span", null, "fault ", h("b", { text: m.options.fault })) : null,
       h("span", null, "duration ", h("b", { text: ms(ix.lastT) })),
