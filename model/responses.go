@@ -25,7 +25,7 @@ const MalformedResponsesData = `{"type":"response.output_text.delta","output_ind
 func ParseResponsesRequest(body []byte) (*openai.Request, *openai.APIError) {
 	var req openai.Request
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, "the request body is not a valid Responses request: "+err.Error(), "")
+		return nil, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, describeJSONError(err), "")
 	}
 	switch {
 	case req.Model == "":

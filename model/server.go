@@ -180,7 +180,7 @@ func cut(w http.ResponseWriter) {
 func ParseRequest(body []byte, messages bool) (*anthropic.Request, *anthropic.APIError) {
 	var req anthropic.Request
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, anthropic.NewError(anthropic.ErrInvalidRequest, "the request body is not a valid Messages request: "+err.Error())
+		return nil, anthropic.NewError(anthropic.ErrInvalidRequest, describeJSONError(err))
 	}
 	switch {
 	case req.Model == "":

@@ -3,7 +3,9 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"reflect"
+
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
 // Roles of a message.
@@ -70,7 +72,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	}
 	var blocks []Block
 	if err := json.Unmarshal(b, &blocks); err != nil {
-		return fmt.Errorf("content is neither a string nor an array of blocks: %w", err)
+		return jsonscan.TypeError(err, b, reflect.TypeFor[Content]())
 	}
 	*c = blocks
 	return nil

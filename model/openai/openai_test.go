@@ -70,8 +70,8 @@ func TestInputShapes(t *testing.T) {
 		{"string", `"hi"`, openai.Input{{Type: "message", Role: "user", Content: openai.Content{{Type: "input_text", Text: "hi"}}}}, ""},
 		{"items", `[{"type":"function_call_output","call_id":"c","output":"ok"}]`, openai.Input{{Type: "function_call_output", CallID: "c", Output: openai.Output{Text: "ok"}}}, ""},
 		{"content string", `[{"type":"message","role":"user","content":"yo"}]`, openai.Input{{Type: "message", Role: "user", Content: openai.Content{{Type: "input_text", Text: "yo"}}}}, ""},
-		{"number", `7`, nil, "neither a string nor an array of items"},
-		{"bad output", `[{"type":"function_call_output","output":7}]`, nil, "output is neither"},
+		{"number", `7`, nil, "cannot unmarshal number into Go value of type openai.Input"},
+		{"bad output", `[{"type":"function_call_output","output":7}]`, nil, "Item.output of type openai.Output"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var in openai.Input

@@ -3,8 +3,10 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
 // Item types of a request's input and a response's output.
@@ -71,7 +73,7 @@ func (in *Input) UnmarshalJSON(b []byte) error {
 	}
 	var items []Item
 	if err := json.Unmarshal(b, &items); err != nil {
-		return fmt.Errorf("input is neither a string nor an array of items: %w", err)
+		return jsonscan.TypeError(err, b, reflect.TypeFor[Input]())
 	}
 	*in = items
 	return nil
@@ -112,7 +114,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	}
 	var parts []Part
 	if err := json.Unmarshal(b, &parts); err != nil {
-		return fmt.Errorf("content is neither a string nor an array of parts: %w", err)
+		return jsonscan.TypeError(err, b, reflect.TypeFor[Content]())
 	}
 	*c = parts
 	return nil
@@ -166,7 +168,7 @@ func (o *Output) UnmarshalJSON(b []byte) error {
 	}
 	var parts []Part
 	if err := json.Unmarshal(b, &parts); err != nil {
-		return fmt.Errorf("output is neither a string nor an array of parts: %w", err)
+		return jsonscan.TypeError(err, b, reflect.TypeFor[Output]())
 	}
 	o.Parts = parts
 	return nil
