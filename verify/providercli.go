@@ -82,7 +82,15 @@ func newProviderCLI(ctx context.Context, path, home string) (*providerCLI, error
 		}
 		return nil, &OptionError{"--provider-cli", path, "`--version` failed (" + err.Error() + ")"}
 	}
-	return &providerCLI{path: abs, version: strings.TrimSpace(string(out)), apiKey: "sk-ant-wireproof-" + rand.Text(), home: home}, nil
+	version := strings.TrimSpace(string(out))
+	if !strings.Contains(version, "(Claude Code)") {
+		said := version
+		if len(said) > 160 {
+			said = said[:160] + "..."
+		}
+		return nil, &OptionError{"--provider-cli", path, fmt.Sprintf("not the Claude Code CLI: `--version` printed %q, want a version naming Claude Code, e.g. \"2.1.3 (Claude Code)\"", said)}
+	}
+	return &providerCLI{path: abs, version: version, apiKey: "sk-ant-wireproof-" + rand.Text(), home: home}, nil
 }
 
 // install writes the `claude` the server runs: the wrapper around the real

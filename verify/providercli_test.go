@@ -240,11 +240,22 @@ func TestProviderCLIOptions(t *testing.T) {
 	if err := os.WriteFile(fails, []byte("#!/bin/sh\necho no such thing >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	silent := filepath.Join(dir, "silent")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\necho '1.0.2 (Other CLI)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		opts verify.Options
 		want string
 	}{
+		{"version empty", verify.Options{ProviderCLI: silent}, "not the Claude Code CLI: `--version` printed \"\""},
+		{"/bin/true", verify.Options{ProviderCLI: "/bin/true"}, `invalid --provider-cli "/bin/true": not the Claude Code CLI`},
+		{"version of another program", verify.Options{ProviderCLI: other}, `printed "1.0.2 (Other CLI)"`},
 		{"missing", verify.Options{ProviderCLI: filepath.Join(dir, "nope")}, "no such file"},
 		{"directory", verify.Options{ProviderCLI: dir}, "directory"},
 		{"not executable", verify.Options{ProviderCLI: notExec}, "not executable"},
