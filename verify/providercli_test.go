@@ -232,22 +232,17 @@ func TestProviderCLIModelFault(t *testing.T) {
 // option errors before anything starts.
 func TestProviderCLIOptions(t *testing.T) {
 	dir := t.TempDir()
-	notExec := filepath.Join(dir, "claude")
-	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
-		t.Fatal(err)
+	script := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	fails := filepath.Join(dir, "fails")
-	if err := os.WriteFile(fails, []byte("#!/bin/sh\necho no such thing >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	silent := filepath.Join(dir, "silent")
-	if err := os.WriteFile(silent, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	other := filepath.Join(dir, "other")
-	if err := os.WriteFile(other, []byte("#!/bin/sh\necho '1.0.2 (Other CLI)'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	notExec := script("claude", "", 0o644)
+	fails := script("fails", "echo no such thing >&2\nexit 3\n", 0o755)
+	silent := script("silent", "exit 0\n", 0o755)
+	other := script("other", "echo '1.0.2 (Other CLI)'\n", 0o755)
 	for _, tc := range []struct {
 		name string
 		opts verify.Options
