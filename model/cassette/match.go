@@ -17,7 +17,11 @@ import (
 // /tmp/wireproof-run-12-34. A word of letters and digits both (the CLI's
 // background task ids, bzjc3l8io) is an id too, and so is a number of four
 // digits or more (a process id, the digits of a directory's name the CLI
-// made a slug of); a word of letters alone is text.
+// made a slug of); a word of letters alone is text, except after "ID: "
+// (the CLI's "Command running in background with ID: bkvvjqois": its
+// background task ids are random letters and digits, now and then letters
+// alone) or where it is a value already bound (that id again, in a path or
+// a task notification).
 var tokenRE = regexp.MustCompile(strings.Join([]string{
 	`(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`,
 	`(?P<port>(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]+)`,
@@ -33,9 +37,15 @@ type segment struct {
 	text  string
 }
 
-// tokenize cuts s into literals and run-bound tokens.
-func tokenize(s string) []segment {
+// idIntro is what comes before a word that is an id even of letters alone.
+const idIntro = "ID: "
+
+// tokenize cuts s into literals and run-bound tokens; a word of letters
+// alone is a token when known holds it or when it follows idIntro (and then
+// is known for the rest of s).
+func tokenize(s string, known map[string]bool) []segment {
 	var out []segment
+	var found map[string]bool // ids of letters alone found in s
 	names := tokenRE.SubexpNames()
 	last := 0
 	for _, m := range tokenRE.FindAllStringSubmatchIndex(s, -1) {
@@ -49,6 +59,13 @@ func tokenize(s string) []segment {
 		text := s[m[0]:m[1]]
 		if class == "word" {
 			class = wordClass(text)
+			if class == "" && (known[text] || found[text] || strings.HasSuffix(s[:m[0]], idIntro)) {
+				class = "word"
+				if found == nil {
+					found = map[string]bool{}
+				}
+				found[text] = true
+			}
 		}
 		if class == "" {
 			continue // text: part of the literal around it
@@ -367,7 +384,7 @@ func (m *matcher) walk(path string, rec, live any) {
 // once must be bound to the same value everywhere).
 func (m *matcher) strings(rec, live string) bool {
 	if rec == live {
-		for _, s := range tokenize(rec) {
+		for _, s := range tokenize(rec, m.recorded()) {
 			if s.class != "" {
 				if _, ok := m.bind[s.text]; !ok {
 					m.bind[s.text] = s.text
@@ -379,7 +396,7 @@ func (m *matcher) strings(rec, live string) bool {
 	if strings.Contains(rec, Redacted) && !strings.Contains(live, Redacted) {
 		return m.redacted(rec, live)
 	}
-	rs, ls := tokenize(rec), tokenize(live)
+	rs, ls := tokenize(rec, m.recorded()), tokenize(live, m.live())
 	if len(rs) != len(ls) {
 		return false
 	}
@@ -410,6 +427,24 @@ func (m *matcher) strings(rec, live string) bool {
 	return true
 }
 
+// recorded is the recorded values bound so far, live the live ones: the
+// words tokenize sets apart even when of letters alone.
+func (m *matcher) recorded() map[string]bool {
+	k := make(map[string]bool, len(m.bind))
+	for r := range m.bind {
+		k[r] = true
+	}
+	return k
+}
+
+func (m *matcher) live() map[string]bool {
+	k := make(map[string]bool, len(m.bind))
+	for _, l := range m.bind {
+		k[l] = true
+	}
+	return k
+}
+
 // Redacted is what the recorder wrote in place of a secret.
 const Redacted = "[REDACTED]"
 
@@ -428,7 +463,7 @@ func (m *matcher) redacted(rec, live string) bool {
 			pat.WriteString("(.+?)")
 			holes = append(holes, Redacted)
 		}
-		for _, s := range tokenize(part) {
+		for _, s := range tokenize(part, m.recorded()) {
 			if s.class == "" {
 				pat.WriteString(regexp.QuoteMeta(s.text))
 				continue

@@ -32,6 +32,15 @@ func TestMatch(t *testing.T) {
 			live: `{"model":"m","messages":[{"role":"user","content":"ID: bffl1pmj3. Output: /tmp/wireproof-run-7159-6593/provider-home/tmp/claude-0/-tmp-wireproof-run-7159-6593/tasks/bffl1pmj3.output"}]}`,
 			bind: Bindings{"bzjc3l8io": "bffl1pmj3", "/tmp/wireproof-run-5802-6584": "/tmp/wireproof-run-7159-6593",
 				"/tmp/claude-0/-tmp-wireproof-run-5802-6584": "/tmp/claude-0/-tmp-wireproof-run-7159-6593"}},
+		{name: "a background task id of letters alone, and that id again in a later message", rec: `{"model":"m","messages":[{"role":"user","content":"ID: bkvvjqois. Output: /tmp/wireproof-run-5802-6584/tasks/bkvvjqois.output"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpAAAAAAAAAA","name":"TaskOutput","input":{"task_id":"bkvvjqois"}}]}]}`,
+			live: `{"model":"m","messages":[{"role":"user","content":"ID: b10aumf3f. Output: /tmp/wireproof-run-7159-6593/tasks/b10aumf3f.output"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_wpBBBBBBBBBB","name":"TaskOutput","input":{"task_id":"b10aumf3f"}}]}]}`,
+			bind: Bindings{"bkvvjqois": "b10aumf3f", "/tmp/wireproof-run-5802-6584": "/tmp/wireproof-run-7159-6593", "toolu_wpAAAAAAAAAA": "toolu_wpBBBBBBBBBB"}},
+		{name: "a background task id of letters alone live", rec: `{"model":"m","messages":[{"role":"user","content":"ID: b10aumf3f, b10aumf3f"}]}`,
+			live: `{"model":"m","messages":[{"role":"user","content":"ID: bkvvjqois, bkvvjqois"}]}`,
+			bind: Bindings{"b10aumf3f": "bkvvjqois"}},
+		{name: "a word of letters after ID: once is not another", rec: `{"model":"m","messages":[{"role":"user","content":"ID: bkvvjqois, say alpha"}]}`,
+			live: `{"model":"m","messages":[{"role":"user","content":"ID: bkvvjqois, say gamma"}]}`,
+			path: "messages[0].content[0].text"},
 		{name: "a number of four digits", rec: `{"model":"m","messages":[{"role":"user","content":"pid 5802 and 12"}]}`,
 			live: `{"model":"m","messages":[{"role":"user","content":"pid 7159 and 12"}]}`,
 			bind: Bindings{"5802": "7159"}},
@@ -135,7 +144,7 @@ func FuzzMatch(f *testing.F) {
 
 // TestTokenize: the run-bound tokens of a string.
 func TestTokenize(t *testing.T) {
-	got := tokenize(`cd /tmp/TestX123/001/wireproof-run-1-2/provider-home && curl http://127.0.0.1:45803/02108642-b54b-4d06-83c6-73d0657f0ff0 at 2026-12-01T14:07:14.5Z (toolu_wp5a6511b1c78f09285170c1) /tmp/model-cap`)
+	got := tokenize(`cd /tmp/TestX123/001/wireproof-run-1-2/provider-home && curl http://127.0.0.1:45803/02108642-b54b-4d06-83c6-73d0657f0ff0 at 2026-12-01T14:07:14.5Z (toolu_wp5a6511b1c78f09285170c1) /tmp/model-cap`, nil)
 	want := []segment{{text: "cd "}, {class: "tmp", text: "/tmp/TestX123/001/wireproof-run-1-2"}, {text: "/provider-home && curl http://"},
 		{class: "port", text: "127.0.0.1:45803"}, {text: "/"}, {class: "uuid", text: "02108642-b54b-4d06-83c6-73d0657f0ff0"}, {text: " at "},
 		{class: "time", text: "2026-12-01T14:07:14.5Z"}, {text: " ("}, {class: "id", text: "toolu_wp5a6511b1c78f09285170c1"}, {text: ") /tmp/model-cap"}}
