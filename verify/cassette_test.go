@@ -3,9 +3,9 @@ package verify_test
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -125,14 +125,7 @@ func TestModelCassette(t *testing.T) {
 		!strings.Contains(string(stdout), "first difference: messages[") {
 		t.Errorf("the miss is not explained:\n%s", stdout)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "idle-1.verdict.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v assert.Verdict
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
+	v := readVerdict(t, filepath.Join(out, "idle-1.verdict.json"))
 	missed := false
 	for _, s := range v.Suites {
 		if s.Suite == assert.SuiteConformance && s.Failure != nil && s.Failure.Check == assert.CheckModelCassetteMiss {
@@ -140,7 +133,7 @@ func TestModelCassette(t *testing.T) {
 		}
 	}
 	if !missed {
-		t.Errorf("the verdict's conformance suite does not fail %s with the miss explained: %s", assert.CheckModelCassetteMiss, b)
+		t.Errorf("the verdict's conformance suite does not fail %s with the miss explained: %+v", assert.CheckModelCassetteMiss, v.Suites)
 	}
 	// The miss is in the bundle: replay judges it the same.
 	if o, err := exec.Command(wireproofBin, "replay", filepath.Join(out, "idle-1.zst")).CombinedOutput(); !strings.Contains(string(o), "reproduced") {
@@ -159,4 +152,79 @@ func triageSuites(v assert.Verdict) string {
 		b.WriteString(" ")
 	}
 	return b.String()
+}
+
+// TestModelCassetteAllScenarios records --scenario all once with the real
+// CLI and the scripted model (the wireproof binary's suite path: one child
+// per scenario), then runs every scenario again as its own child process
+// from that one directory as the model's cassette, with --strict: a new
+// secret, new ports and ids, and each scenario passes with the verdict it
+// was recorded with, exits 0 (a miss would exit 4), plays its recorded
+// calls once with nothing missed or repeated, and replay reproduces it.
+// Together the four runs play every call of the directory.
+func TestModelCassetteAllScenarios(t *testing.T) {
+	cli := claudeCLI(t)
+	recDir := filepath.Join(t.TempDir(), "tape")
+	rec := exec.Command(wireproofBin, "verify", "--scenario", "all", "--provider-cli", cli, "--timeout", "180", "--out", recDir)
+	rec.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("recording --scenario all: %v\n%s", err, out)
+	}
+	recorded := readResults(t, recDir)
+	if len(recorded) != len(verify.Scenarios) {
+		t.Fatalf("recorded %d runs, want one per scenario (%d): %+v", len(recorded), len(verify.Scenarios), recorded)
+	}
+	summaryRE := regexp.MustCompile(`cassette: played (\d+), repeated (\d+), missed (\d+), never played \d+`)
+	total, played := 0, 0
+	for _, e := range recorded {
+		if e.Status != assert.StatusPassed {
+			t.Fatalf("recording %s: %s (%s)", e.Scenario, e.Status, e.Check)
+		}
+		_, events := readBundle(t, e.Bundle)
+		calls := bundleSides(t, events).model
+		if calls == 0 {
+			t.Fatalf("recording %s holds no model call", e.Scenario)
+		}
+		total += calls
+
+		out := filepath.Join(t.TempDir(), "play")
+		cmd := exec.Command(wireproofBin, "verify", "--scenario", string(e.Scenario), "--provider-cli", cli, "--timeout", "180",
+			"--model-cassette", recDir, "--model-fast", "--strict", "--out", out)
+		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Errorf("%s from the cassette: %v, want exit 0\n%s", e.Scenario, err, stdout)
+			continue
+		}
+		m := summaryRE.FindStringSubmatch(string(stdout))
+		if m == nil {
+			t.Errorf("%s from the cassette: no cassette summary\n%s", e.Scenario, stdout)
+			continue
+		}
+		if m[1] != fmt.Sprint(calls) || m[2] != "0" || m[3] != "0" {
+			t.Errorf("%s from the cassette: %s, want its %d recorded calls played once, none missed", e.Scenario, m[0], calls)
+		}
+		played += calls
+		bundlePath := filepath.Join(out, string(e.Scenario)+"-1.zst")
+		v := readVerdict(t, filepath.Join(out, string(e.Scenario)+"-1.verdict.json"))
+		if got, want := triageSuites(v), entrySuites(e); got != want {
+			t.Errorf("%s: suites %s from the cassette, %s recorded", e.Scenario, got, want)
+		}
+		for s := range secretsIn(t, e.Bundle) {
+			if secretsIn(t, bundlePath)[s] {
+				t.Errorf("%s from the cassette carries the recorded secret %s", e.Scenario, s)
+			}
+		}
+		if o, err := exec.Command(wireproofBin, "replay", bundlePath).CombinedOutput(); err != nil || !strings.Contains(string(o), "reproduced") {
+			t.Errorf("replay of %s from the cassette: %v\n%s", e.Scenario, err, o)
+		}
+	}
+	if played != total {
+		t.Errorf("the four runs played %d of the directory's %d recorded calls", played, total)
+	}
+}
+
+// entrySuites is triageSuites of a results.json entry.
+func entrySuites(e verify.SuiteEntry) string {
+	return triageSuites(assert.Verdict{Suites: e.Suites})
 }

@@ -234,6 +234,34 @@ func readBundle(t *testing.T, path string) (bundle.Header, []bundle.Event) {
 	return c.Header, c.Events
 }
 
+// readResults reads a suite's results.json in dir.
+func readResults(t *testing.T, dir string) []verify.SuiteEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []verify.SuiteEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// readVerdict reads a verdict file.
+func readVerdict(t *testing.T, path string) assert.Verdict {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v assert.Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestScenariosPass(t *testing.T) {
 	for _, sc := range verify.Scenarios {
 		t.Run(string(sc), func(t *testing.T) {
@@ -583,14 +611,7 @@ func TestSuiteForwardsInterrupt(t *testing.T) {
 	if syscall.Kill(serverPid, 0) == nil {
 		t.Errorf("server %d left running after the interrupt", serverPid)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []verify.SuiteEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
-		t.Fatal(err)
-	}
+	entries := readResults(t, out)
 	// Every suite's status stands in the entry; the failure's seq and time
 	// depend on the moment of the signal, so only the check is compared.
 	var suites []string
