@@ -183,17 +183,28 @@ func ms(d int64) float64 {
 }
 
 // absURL makes the recorded path and query absolute: HAR viewers want one.
-// The origin is the one the traffic went to: the upstream a `wireproof
-// record` bundle names in its manifest (without userinfo), else the request's
-// Host, else the verify run's server port.
-func absURL(tl *Timeline, scheme, raw string, h http.Header) string {
+// The origin is the one the traffic of connection conn went to. A verify
+// run's model proxy (connections bundle.ModelConnPrefix...) relayed to the
+// manifest's "modelUpstream", else to the scripted model on loopback, whose
+// port the bundle does not hold ("model" stands for it). Every other
+// connection went to the upstream a `wireproof record` bundle names in its
+// manifest (without userinfo), else the request's Host, else the verify
+// run's server port.
+func absURL(tl *Timeline, conn, scheme, raw string, h http.Header) string {
 	if u, err := url.Parse(raw); err == nil && u.IsAbs() {
 		return raw
 	}
 	if !strings.HasPrefix(raw, "/") {
 		raw = "/" + raw
 	}
-	if upScheme, upHost, ok := upstreamOrigin(tl.Header.Manifest.Options["upstream"]); ok {
+	upstream := tl.Header.Manifest.Options["upstream"]
+	if strings.HasPrefix(conn, bundle.ModelConnPrefix) {
+		upstream = tl.Header.Manifest.Options["modelUpstream"]
+		if _, _, ok := upstreamOrigin(upstream); !ok {
+			return scheme + "://model" + raw
+		}
+	}
+	if upScheme, upHost, ok := upstreamOrigin(upstream); ok {
 		if upScheme == "https" {
 			scheme = map[string]string{"http": "https", "ws": "wss"}[scheme]
 		}
@@ -303,7 +314,7 @@ func mimeOf(h http.Header) string {
 func harHTTP(tl *Timeline, x *HTTPExchange) HAREntry {
 	e := HAREntry{StartedDateTime: harTime(tl, x.RequestT), Timings: HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}}
 	e.Request = HARRequest{
-		Method: x.Method, URL: absURL(tl, "http", x.URL, x.Header), HTTPVersion: "HTTP/1.1",
+		Method: x.Method, URL: absURL(tl, x.Conn, "http", x.URL, x.Header), HTTPVersion: "HTTP/1.1",
 		Cookies: []HARNameValue{}, Headers: harHeaders(x.Header), QueryString: harQuery(x.URL),
 		HeadersSize: -1, BodySize: x.Request.Size,
 	}
@@ -375,7 +386,7 @@ func harWS(tl *Timeline, c *WSConn) HAREntry {
 	e := HAREntry{StartedDateTime: harTime(tl, c.OpenT), ResourceType: "websocket",
 		Timings: HARTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}}
 	e.Request = HARRequest{
-		Method: http.MethodGet, URL: absURL(tl, "ws", c.URL, c.Header), HTTPVersion: "HTTP/1.1",
+		Method: http.MethodGet, URL: absURL(tl, c.Conn, "ws", c.URL, c.Header), HTTPVersion: "HTTP/1.1",
 		Cookies: []HARNameValue{}, Headers: harHeaders(c.Header), QueryString: harQuery(c.URL), HeadersSize: -1,
 	}
 	respHeader := []HARNameValue{{Name: "Connection", Value: "Upgrade"}, {Name: "Upgrade", Value: "websocket"}}

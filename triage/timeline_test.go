@@ -132,9 +132,15 @@ func TestLoadUnreadable(t *testing.T) {
 // recording has.
 func writeBundle(t testing.TB, evs ...*bundle.Event) string {
 	t.Helper()
+	return writeBundleOptions(t, nil, evs...)
+}
+
+// writeBundleOptions is writeBundle with the manifest's options.
+func writeBundleOptions(t testing.TB, opts map[string]string, evs ...*bundle.Event) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "b.zst")
 	var now int64
-	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test", Manifest: bundle.Manifest{Scenario: "idle"}},
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test", Manifest: bundle.Manifest{Scenario: "idle", Options: opts}},
 		&bundle.WriterOptions{Clock: func() int64 { now += 1000; return now }})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/provider/cliwrap"
 )
 
@@ -29,7 +30,7 @@ import (
 // used.
 
 // modelConnPrefix names the model proxy's connections.
-const modelConnPrefix = "model-"
+const modelConnPrefix = bundle.ModelConnPrefix
 
 // cliEnvDropped are variables of the caller's environment the server (and so
 // the CLI) must not inherit in a real-CLI run: credentials that would reach
