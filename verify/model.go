@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/model/cassette"
@@ -106,6 +108,40 @@ func caPool(path string) (*x509.CertPool, error) {
 		return nil, &OptionError{"--model-ca", path, "a PEM file of CA certificates: it holds none"}
 	}
 	return pool, nil
+}
+
+// PublicModelAPI is the Messages API a real-model recording
+// (Options.RealModel) uses when $ANTHROPIC_BASE_URL is not set.
+const PublicModelAPI = "https://api.anthropic.com"
+
+// DefaultModelUpstream is the Messages API the user's CLI would talk to:
+// $ANTHROPIC_BASE_URL (read through getenv) when set and not blank, else
+// PublicModelAPI.
+func DefaultModelUpstream(getenv func(string) string) string {
+	if u := strings.TrimSpace(getenv("ANTHROPIC_BASE_URL")); u != "" {
+		return u
+	}
+	return PublicModelAPI
+}
+
+// resolveModelUpstream gives a real-model recording without a named
+// upstream its default (DefaultModelUpstream) and checks the upstream; a
+// refused default names --real-model and, when the URL was
+// $ANTHROPIC_BASE_URL, that.
+func resolveModelUpstream(o Options, getenv func(string) string) (Options, error) {
+	if !o.RealModel || o.ModelUpstream != "" {
+		return o, checkModelUpstream(o)
+	}
+	o.ModelUpstream = DefaultModelUpstream(getenv)
+	err := checkModelUpstream(o)
+	var oe *OptionError
+	if errors.As(err, &oe) && oe.Option == "--model-upstream" {
+		oe.Option = "--real-model"
+		if o.ModelUpstream != PublicModelAPI {
+			oe.Option += " ($ANTHROPIC_BASE_URL)"
+		}
+	}
+	return o, err
 }
 
 // checkModelUpstream refuses a model upstream that is not an http(s) URL

@@ -108,6 +108,11 @@ type Options struct {
 	// system's (a private CA, a test server's).
 	ModelUpstream string
 	ModelCA       string
+	// RealModel, with ProviderCLI and no ModelUpstream, records against
+	// the real model the user's CLI would talk to: ModelUpstream is then
+	// $ANTHROPIC_BASE_URL when set, else PublicModelAPI
+	// (DefaultModelUpstream).
+	RealModel bool
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.
@@ -192,7 +197,8 @@ func (o Options) withDefaults() (Options, error) {
 			}
 		}
 	}
-	if err := checkModelUpstream(o); err != nil {
+	o, err := resolveModelUpstream(o, os.Getenv)
+	if err != nil {
 		return o, err
 	}
 	if o.ProviderCLI != "" {

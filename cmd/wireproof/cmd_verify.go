@@ -42,6 +42,7 @@ type verifyOptions struct {
 	strict    bool
 	upstream  string
 	modelCA   string
+	realModel bool
 	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
 	// not the embedded fixture server.
 	serverCmdSet bool
@@ -80,7 +81,9 @@ has no recording of fails the check model-cassette-miss, and with --strict
 exits 4. --model-upstream URL (with --provider-cli) records the CLI's model
 calls against that Messages API instead (a real model: the CLI gets
 $ANTHROPIC_API_KEY, redacted in every spelling), trusting --model-ca's PEM
-certificates besides the system's.
+certificates besides the system's. --real-model records against the real
+model without naming it: $ANTHROPIC_BASE_URL when set, else the public
+Anthropic API.
 
 --serialization ndjson makes the driver speak Effect RPC's ndjson serialization
 and starts the embedded fixture server with it (bootstrap "serialization"); a
@@ -117,6 +120,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.BoolVar(&opts.fast, "model-fast", false, "with --model-cassette: play the recorded answers at once instead of at their recorded pace")
 	f.BoolVar(&opts.strict, "strict", false, "with --model-cassette and one --scenario: exit 4 if a model call matched no recorded one")
 	f.StringVar(&opts.upstream, "model-upstream", "", "with --provider-cli: record the CLI's model calls against this Messages API (a real model, http or https) instead of the scripted model; the CLI's key is $ANTHROPIC_API_KEY")
+	f.BoolVar(&opts.realModel, "real-model", false, "with --provider-cli: record the CLI's model calls against the real model, --model-upstream when given, else $ANTHROPIC_BASE_URL when set, else "+verify.PublicModelAPI+"; the CLI's key is $ANTHROPIC_API_KEY")
 	f.StringVar(&opts.modelCA, "model-ca", "", "with --model-upstream: a PEM file of CA certificates to trust for it besides the system's")
 	f.StringVar(&opts.fault, "fault", "", "fault mode of the embedded fixture server (see 'wireproof fixture faults'), or with --provider-cli a model fault ("+strings.Join(model.Faults, ", ")+")")
 	f.StringVar(&opts.serial, "serialization", "json", "Effect RPC serialization the server speaks, json or ndjson (the embedded fixture is started with it)")
@@ -182,6 +186,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		ModelFast:        o.fast,
 		ModelUpstream:    o.upstream,
 		ModelCA:          o.modelCA,
+		RealModel:        o.realModel,
 		Serialization:    o.serial,
 		OutDir:           out.dir,
 		Iteration:        o.iteration,

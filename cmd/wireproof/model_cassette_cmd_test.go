@@ -71,6 +71,7 @@ func TestModelCassetteServes(t *testing.T) {
 }
 
 func TestModelCassetteBadFlags(t *testing.T) {
+	t.Setenv("ANTHROPIC_BASE_URL", "")
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -86,6 +87,9 @@ func TestModelCassetteBadFlags(t *testing.T) {
 		{[]string{"verify", "--model-upstream", "ftp://h"}, exitUsage, "an http or https URL of a Messages API"},
 		{[]string{"verify", "--model-upstream", "https://u:secret@h"}, exitUsage, "no user or password in the URL"},
 		{[]string{"verify", "--model-upstream", "https://h"}, exitUsage, "a model upstream needs the real CLI (--provider-cli)"},
+		// --real-model without --model-upstream: the public API here
+		// (ANTHROPIC_BASE_URL is cleared below).
+		{[]string{"verify", "--real-model"}, exitUsage, `invalid --real-model "https://api.anthropic.com": a model upstream needs the real CLI (--provider-cli)`},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
