@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -215,7 +214,7 @@ func (c *conversation) wake(taskID string, calls []call, ack bool) Turn {
 	if s.isError || !s.answered {
 		return Turn{Plan: PlanWake, Step: StepFailed, Text: "task_status failed: " + s.result}
 	}
-	return answer(PlanWake, taskField(s.result, "result", "summary"), ack)
+	return answer(PlanWake, claude.TaskField(s.result, "result", "summary"), ack)
 }
 
 func answer(plan, result string, ack bool) Turn {
@@ -271,24 +270,6 @@ func (c *conversation) nativeWake(n notification, calls []call, ack bool) Turn {
 		return Turn{Plan: PlanNativeWake, Step: StepFailed, Text: "Reading the task output failed: " + r.result}
 	}
 	return answer(PlanNativeWake, fileText(r.result), ack)
-}
-
-// taskField reads a field of a tool's JSON answer ({"taskId":..., "result":...}).
-func taskField(text string, names ...string) string {
-	var doc map[string]any
-	if json.Unmarshal([]byte(text), &doc) != nil {
-		return ""
-	}
-	for _, n := range names {
-		if v, ok := doc[n]; ok && v != nil {
-			if s, ok := v.(string); ok {
-				return s
-			}
-			b, _ := json.Marshal(v)
-			return string(b)
-		}
-	}
-	return ""
 }
 
 // side answers what no plan covers: the CLI's own requests (a title, a

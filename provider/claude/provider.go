@@ -424,7 +424,7 @@ func (s *session) delegate(ctx context.Context, p Plan, start time.Time) error {
 		s.result("Delegation failed: "+text, true, nil, start)
 		return nil
 	}
-	taskID := taskField(text, "taskId", "task_id", "id")
+	taskID := TaskField(text, "taskId", "task_id", "id")
 	if s.fault == FaultCrashMidTurn && s.ack {
 		s.logf("fault %s: exiting in the middle of the turn", s.fault)
 		return ErrCrashed
@@ -473,7 +473,7 @@ func (s *session) answerWake(ctx context.Context, taskID string, start time.Time
 		s.result("task_status failed: "+text, true, nil, start)
 		return
 	}
-	result := taskField(text, "result", "summary")
+	result := TaskField(text, "result", "summary")
 	answer := result
 	if s.ack {
 		answer = "ACK:" + result

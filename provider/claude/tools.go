@@ -131,8 +131,11 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return base.RoundTrip(r)
 }
 
-// taskField reads a field of a tool's JSON answer ({"taskId":..., "result":...}).
-func taskField(text string, names ...string) string {
+// TaskField reads a field of a tool's JSON answer ({"taskId":..., "result":...}):
+// the first of names present, a string as it is and any other value as JSON;
+// "" when text is not a JSON object or holds none of them. The scripted
+// model reads the server's tool answers with it too.
+func TaskField(text string, names ...string) string {
 	var doc map[string]any
 	if json.Unmarshal([]byte(text), &doc) != nil {
 		return ""
