@@ -150,12 +150,41 @@ func readEvent(ctx context.Context, path string, e Event) (*EventDetail, error) 
 	return d, nil
 }
 
+// readMessageCall reads a JSON-RPC or stream-json call's two messages: the
+// request at its seq (a stdio line, a WebSocket message, an HTTP body) as
+// Payload, and the answer as Exit: the message at its end seq, or, where the
+// call ends with its exchange (http.end), the last message the other side
+// sent on the call's connection before it.
+func readMessageCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
+	d := &CallDetail{CallSpan: c}
+	last := max(c.Seq, c.EndSeq)
+	inRange := func(seq uint64) bool { return seq == c.Seq || c.EndSeq != 0 && seq > c.Seq && seq <= c.EndSeq }
+	var reqDir bundle.Dir
+	err := scan(ctx, path, last, func(seq uint64, _ bundle.Kind) bool { return inRange(seq) }, func(ev *bundle.Event) bool {
+		switch {
+		case ev.Seq == c.Seq:
+			reqDir = ev.Dir
+			d.Payload = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+		case inRange(ev.Seq) && ev.Conn == c.Conn && ev.Dir != reqDir && len(ev.Body.Data) > 0:
+			d.Exit = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+		}
+		return ev.Seq < last
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // readCall re-reads the WebSocket traffic of the call's connection up to the
 // call's end and keeps the call's messages: the correlator that decodes them
 // is replay's, so the details say what replay saw.
 func readCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
 	if isModelProtocol(protocol.Name(c.Protocol)) {
 		return readModelCall(ctx, path, c)
+	}
+	if c.Protocol != "" {
+		return readMessageCall(ctx, path, c)
 	}
 	d := &CallDetail{CallSpan: c}
 	last := c.EndSeq

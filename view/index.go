@@ -100,8 +100,8 @@ type CallSpan struct {
 	// client interrupted ends so), not an error.
 	CauseInterrupt bool   `json:"causeInterrupt,omitempty"`
 	Reason         string `json:"reason,omitempty"` // why unknown or defect
-	// Protocol is "anthropic" for a model call (index_model.go), "" for
-	// Effect RPC.
+	// Protocol is the decoder's ("anthropic" or "openai" for a model call,
+	// "jsonrpc", "stream-json"; index_model.go), "" for Effect RPC.
 	Protocol string `json:"protocol,omitempty"`
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -20,7 +19,8 @@ type callKey struct {
 }
 
 // TestIndexCallsAreTheSessions holds the index to the replay session's
-// decode: its calls (Effect RPC, and the model calls) and undecodable
+// decode: its calls (Effect RPC, JSON-RPC, stream-json and the model calls,
+// every call the timeline lists) and undecodable
 // frames are the ones triage's timeline
 // (which takes them from the engine's Tap) lists, for every golden bundle,
 // so the view does not decode the RPC traffic a second time, its own way.
@@ -51,10 +51,6 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 				ws[w.Conn] = true
 			}
 			for _, c := range tl.Calls {
-				model := c.Method == protocol.MethodMessages || c.Method == protocol.MethodCountTokens
-				if !ws[c.Conn] && !model {
-					continue // stdio, MCP: the index lists the WebSocket calls and the model calls
-				}
 				want = append(want, callKey{c.Conn, c.ID, c.Method, c.StartSeq, c.Ended, string(c.Outcome)})
 			}
 			if d := cmp.Diff(want, got); d != "" {

@@ -8,14 +8,16 @@ import (
 	"github.com/wireproof/wireproof/protocol"
 )
 
-// onModel adds a Claude CLI's model calls (Anthropic's Messages API) and a
-// Codex CLI's (OpenAI's Responses API), from the replay session's Tap (the
-// same decode as their checks), to the calls, beside the Effect RPC ones.
-// Method is the timeline's ("messages", "count_tokens", "responses"); a call that failed says why in Reason. Their
-// bodies are the HTTP exchange's, shown with it.
-func (x *indexer) onModel(pe *protocol.Event) {
-	if !isModelProtocol(pe.Protocol) || pe.Call == nil {
-		return
+// onCall adds the calls of every decoder but Effect RPC's (which onRPC
+// adds) from the replay session's Tap (the same decode as their checks) to
+// the calls: a Claude CLI's model calls (Anthropic's Messages API) and a
+// Codex CLI's (OpenAI's Responses API), JSON-RPC calls (MCP over HTTP, stdio,
+// WebSocket) and the providers' stream-json calls (control requests,
+// tool_use → tool_result, turns). Method is the timeline's ("messages",
+// "tools/call", "turn"); a call that failed says why in Reason.
+func (x *indexer) onCall(pe *protocol.Event) {
+	if pe.Call == nil || pe.Protocol == protocol.EffectRPC || pe.Protocol == protocol.HTTP {
+		return // Effect RPC: onRPC; an HTTP exchange is in the HTTP table
 	}
 	ix := x.ix
 	i, ok := x.models[pe.Call]

@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,5 +89,49 @@ func TestIndexCodexModelCalls(t *testing.T) {
 	want := []string{"responses success ", "responses success ", "responses success ", "responses success "}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Codex model calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadMessageCall: the calls of the providers' side are in the index
+// with their messages as details: an MCP tools/call (JSON-RPC over HTTP)
+// with its request and answer, a stream-json turn with the user line that
+// opened it and the result that ended it.
+func TestReadMessageCall(t *testing.T) {
+	path := filepath.Join(goldenLive, "idle.zst")
+	_, ix, err := read(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range ix.Calls {
+		var wantReq, wantExit string
+		switch {
+		case c.Protocol == "jsonrpc" && c.Method == "tools/call":
+			wantReq, wantExit = `"delegate_task"`, `"result"`
+		case c.Protocol == "stream-json" && c.Method == "turn" && c.EndSeq != 0:
+			wantReq, wantExit = `"type":"user"`, `"type":"result"`
+		default:
+			continue
+		}
+		if seen[c.Protocol] {
+			continue
+		}
+		d, err := readCall(context.Background(), path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Payload == nil || d.Exit == nil {
+			t.Fatalf("%s %s @%d: payload %v, exit %v; want both messages", c.Protocol, c.Method, c.Seq, d.Payload, d.Exit)
+		}
+		if c.Method == "tools/call" && !strings.Contains(string(d.Payload.JSON), "task") {
+			continue // a task_status call: the test wants the delegation
+		}
+		if !strings.Contains(string(d.Payload.JSON), wantReq) || !strings.Contains(string(d.Exit.JSON), wantExit) {
+			t.Errorf("%s %s @%d: payload %s / exit %s; want %s and %s", c.Protocol, c.Method, c.Seq, string(d.Payload.JSON), string(d.Exit.JSON), wantReq, wantExit)
+		}
+		seen[c.Protocol] = true
+	}
+	if !seen["jsonrpc"] || !seen["stream-json"] {
+		t.Errorf("calls with details: %v; want an MCP tools/call and a stream-json turn", seen)
 	}
 }

@@ -6,10 +6,10 @@ import (
 )
 
 // onProtocol is the replay Tap's hook for the protocol decoders' events:
-// the model calls (onModel), and the side an HTTP exchange is on, MCP when
+// the calls of every decoder (onCall), and the side an HTTP exchange is on, MCP when
 // it carries JSON-RPC (the waterfall's mcp lane, as the report's).
 func (x *indexer) onProtocol(pe *protocol.Event) {
-	x.onModel(pe)
+	x.onCall(pe)
 	if pe.Protocol != protocol.JSONRPC {
 		return
 	}
