@@ -43,3 +43,26 @@ func TypeError(err error, b []byte, t reflect.Type) error {
 	}
 	return &json.UnmarshalTypeError{Value: Kind(b), Type: t}
 }
+
+// StringOrArray decodes b, a JSON string, null or an array of E, for a
+// custom UnmarshalJSON of a field the wire spells either way (a message's
+// content, a request's input): a string becomes one(s), null nil, an array
+// its elements; any other value is a TypeError naming t.
+func StringOrArray[E any](b []byte, t reflect.Type, one func(string) []E) ([]E, error) {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, err
+		}
+		return one(s), nil
+	case bytes.Equal(b, []byte("null")):
+		return nil, nil
+	}
+	var elems []E
+	if err := json.Unmarshal(b, &elems); err != nil {
+		return nil, TypeError(err, b, t)
+	}
+	return elems, nil
+}

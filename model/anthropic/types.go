@@ -55,27 +55,13 @@ type Tool struct {
 // string (one text block) or an array of blocks.
 type Content []Block
 
-// UnmarshalJSON takes a string or an array of blocks.
+// UnmarshalJSON takes a string (one text block), null or an array of blocks.
 func (c *Content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*c = Content{{Type: BlockText, Text: s}}
-		return nil
-	case bytes.Equal(b, []byte("null")):
-		*c = nil
-		return nil
-	}
-	var blocks []Block
-	if err := json.Unmarshal(b, &blocks); err != nil {
-		return jsonscan.TypeError(err, b, reflect.TypeFor[Content]())
-	}
+	blocks, err := jsonscan.StringOrArray(b, reflect.TypeFor[Content](), func(s string) []Block {
+		return []Block{{Type: BlockText, Text: s}}
+	})
 	*c = blocks
-	return nil
+	return err
 }
 
 // Text joins the text of the content's text blocks (newline-separated).

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -56,27 +55,13 @@ type Request struct {
 // (one user message) or an array of items.
 type Input []Item
 
-// UnmarshalJSON takes a string or an array of items.
+// UnmarshalJSON takes a string (one user message), null or an array of items.
 func (in *Input) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*in = Input{{Type: ItemMessage, Role: RoleUser, Content: Content{{Type: PartInputText, Text: s}}}}
-		return nil
-	case bytes.Equal(b, []byte("null")):
-		*in = nil
-		return nil
-	}
-	var items []Item
-	if err := json.Unmarshal(b, &items); err != nil {
-		return jsonscan.TypeError(err, b, reflect.TypeFor[Input]())
-	}
+	items, err := jsonscan.StringOrArray(b, reflect.TypeFor[Input](), func(s string) []Item {
+		return []Item{{Type: ItemMessage, Role: RoleUser, Content: Content{{Type: PartInputText, Text: s}}}}
+	})
 	*in = items
-	return nil
+	return err
 }
 
 // Item is one input or output item: a message, a function call, a
@@ -101,23 +86,13 @@ type Item struct {
 // array of parts.
 type Content []Part
 
-// UnmarshalJSON takes a string or an array of parts.
+// UnmarshalJSON takes a string (one input_text part), null or an array of parts.
 func (c *Content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*c = Content{{Type: PartInputText, Text: s}}
-		return nil
-	}
-	var parts []Part
-	if err := json.Unmarshal(b, &parts); err != nil {
-		return jsonscan.TypeError(err, b, reflect.TypeFor[Content]())
-	}
+	parts, err := jsonscan.StringOrArray(b, reflect.TypeFor[Content](), func(s string) []Part {
+		return []Part{{Type: PartInputText, Text: s}}
+	})
 	*c = parts
-	return nil
+	return err
 }
 
 // Text joins the text of the content's parts (newline-separated).
@@ -156,22 +131,15 @@ func (o Output) String() string {
 	return o.Text
 }
 
-// UnmarshalJSON takes a string or an array of parts.
+// UnmarshalJSON takes a string, null or an array of parts.
 func (o *Output) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		return json.Unmarshal(b, &o.Text)
-	}
-	if bytes.Equal(b, []byte("null")) {
-		*o = Output{}
+	*o = Output{}
+	parts, err := jsonscan.StringOrArray(b, reflect.TypeFor[Output](), func(s string) []Part {
+		o.Text = s
 		return nil
-	}
-	var parts []Part
-	if err := json.Unmarshal(b, &parts); err != nil {
-		return jsonscan.TypeError(err, b, reflect.TypeFor[Output]())
-	}
+	})
 	o.Parts = parts
-	return nil
+	return err
 }
 
 // MarshalJSON writes the string, or the parts.
