@@ -96,7 +96,7 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 	}
 	if opts.output != "" {
 		if _, err := os.Lstat(opts.output); err == nil {
-			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
+			return existsError(opts.output, "file")
 		}
 	}
 	path := args[0]
@@ -132,7 +132,7 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 	})
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
+			return existsError(opts.output, "file")
 		}
 		if pe := (*fs.PathError)(nil); opts.output != "" && errors.As(err, &pe) {
 			return outputError{opts.output, err} // -o could not be created

@@ -154,7 +154,7 @@ func runRecord(ctx context.Context, opts recordOptions, args []string) error {
 	}, nil)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return usageError{fmt.Errorf("-o %s: the file exists; a bundle is never overwritten", opts.output)}
+			return existsError(opts.output, "file")
 		}
 		return outputError{opts.output, err}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -50,4 +51,12 @@ func refuseBundle(path string, force bool, inputs []string) error {
 		return outputError{path, errors.New("it holds a bundle (zstd data); wireproof does not write over a bundle (give another path, or --force)")}
 	}
 	return nil
+}
+
+// existsError is an output that already exists where a writer that never
+// replaces anything (record, playback, verify) would create a bundle: exit
+// 6, as for every output that would replace a bundle. what is "file" or
+// "object".
+func existsError(path, what string) error {
+	return outputError{path, fmt.Errorf("the %s exists; a bundle is never overwritten (give another path)", what)}
 }

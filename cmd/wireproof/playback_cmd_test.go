@@ -144,7 +144,7 @@ func TestPlaybackCommand(t *testing.T) {
 		want string
 	}{
 		{"bad timing", []string{recorded, "--timing", "slow"}, exitUsage, `--timing: timing "slow"`},
-		{"existing output", []string{recorded, "-o", existing}, exitUsage, "the file exists"},
+		{"existing output", []string{recorded, "-o", existing}, exitOutput, "the file exists"},
 		{"no bundle", []string{}, exitUsage, "accepts 1 arg"},
 		{"missing bundle", []string{filepath.Join(t.TempDir(), "none.zst")}, exitUnreadable, "none.zst"},
 		{"not a bundle", []string{notBundle}, exitUnreadable, "not.zst"},

@@ -257,23 +257,28 @@ func TestRecordCommand(t *testing.T) {
 		name string
 		args []string
 		want string
+		code int // 0: exitUsage
 	}{
-		{"no upstream", []string{"-o", "x.zst"}, "missing --upstream URL"},
-		{"bad scheme", []string{"--upstream", "ftp://h", "-o", "x.zst"}, `--upstream "ftp://h": must be an http:// or https:// URL`},
-		{"no host", []string{"--upstream", "http://", "-o", "x.zst"}, "has no host"},
-		{"no output", []string{"--upstream", upstream.URL}, "missing -o FILE"},
-		{"existing output", []string{"--upstream", upstream.URL, "-o", existing}, "the file exists"},
-		{"bad body cap", []string{"--upstream", upstream.URL, "-o", "x.zst", "--body-cap", "lots"}, `invalid argument "lots"`},
-		{"command without --", []string{"--upstream", upstream.URL, "-o", "x.zst", "sh"}, `unexpected argument "sh"`},
-		{"bad listen", []string{"--upstream", upstream.URL, "-o", filepath.Join(t.TempDir(), "x.zst"), "--listen", "nowhere"}, "--listen nowhere"},
+		{"no upstream", []string{"-o", "x.zst"}, "missing --upstream URL", 0},
+		{"bad scheme", []string{"--upstream", "ftp://h", "-o", "x.zst"}, `--upstream "ftp://h": must be an http:// or https:// URL`, 0},
+		{"no host", []string{"--upstream", "http://", "-o", "x.zst"}, "has no host", 0},
+		{"no output", []string{"--upstream", upstream.URL}, "missing -o FILE", 0},
+		{"existing output", []string{"--upstream", upstream.URL, "-o", existing}, "the file exists", exitOutput},
+		{"bad body cap", []string{"--upstream", upstream.URL, "-o", "x.zst", "--body-cap", "lots"}, `invalid argument "lots"`, 0},
+		{"command without --", []string{"--upstream", upstream.URL, "-o", "x.zst", "sh"}, `unexpected argument "sh"`, 0},
+		{"bad listen", []string{"--upstream", upstream.URL, "-o", filepath.Join(t.TempDir(), "x.zst"), "--listen", "nowhere"}, "--listen nowhere", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"record"}, c.args...)...)
 			cmd.Dir = t.TempDir()
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			if code := exitStatus(t, cmd.Run()); code != exitUsage {
-				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitUsage, stderr.String())
+			want := c.code
+			if want == 0 {
+				want = exitUsage
+			}
+			if code := exitStatus(t, cmd.Run()); code != want {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, want, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), c.want) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), c.want)

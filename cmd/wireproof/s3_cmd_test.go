@@ -201,7 +201,7 @@ func TestS3KeepFailed(t *testing.T) {
 		t.Errorf("--keep some: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = s3Run(t, sp, nil, "verify", "--scenario", "idle", "--out", failing.String())
-	if code != exitUsage || !strings.Contains(stderr, "never overwritten") {
+	if code != exitOutput || !strings.Contains(stderr, "never overwritten") {
 		t.Errorf("a prefix holding the run: exit %d, %s", code, stderr)
 	}
 }
@@ -469,7 +469,7 @@ func TestS3RecordUntilInterrupt(t *testing.T) {
 		t.Errorf("inspect: exit %d\n%s\n%s", code, stdout, errOut)
 	}
 	code, _, errOut = s3Run(t, sp, nil, "record", "--upstream", upstream.URL, "-o", dest.String(), "--", "true")
-	if code != exitUsage || !strings.Contains(errOut, "never overwritten") {
+	if code != exitOutput || !strings.Contains(errOut, "never overwritten") {
 		t.Errorf("record over an existing object: exit %d, %s", code, errOut)
 	}
 }

@@ -290,7 +290,7 @@ func recordTarget(ctx context.Context, output string, stderr io.Writer) (local s
 	}
 	if _, err := remote.client.Stat(ctx, u); err == nil {
 		remote.job.Done()
-		return "", nil, usageError{fmt.Errorf("-o %s: the object exists; a bundle is never overwritten", output)}
+		return "", nil, existsError(output, "object")
 	} else if !objstore.IsNotFound(err) {
 		remote.job.Done()
 		return "", nil, storageError{err}

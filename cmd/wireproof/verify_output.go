@@ -63,7 +63,7 @@ func (out *verifyOutput) checkFree(ctx context.Context, o verifyOptions) error {
 	for it := first; it <= last; it++ {
 		for _, sc := range scenarios {
 			if name := fmt.Sprintf("%s-%d.zst", sc, it); have[name] {
-				return usageError{fmt.Errorf("invalid --out %s: it already holds %s, and a bundle is never overwritten: choose another prefix", o.out, name)}
+				return outputError{o.out, fmt.Errorf("it already holds %s, and a bundle is never overwritten: choose another prefix", name)}
 			}
 		}
 	}
