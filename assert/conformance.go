@@ -19,6 +19,7 @@ var Conformance = slices.Concat(Checks[*protocol.Event]{
 	{ID: CheckStreamAcked, Message: "A stream chunk was sent before the previous one was acknowledged", Stage: StageEvent, Test: streamAcked},
 	{ID: CheckInterruptAnswer, Message: "An interrupted call was never answered", Stage: StageEvent, Test: interruptAnswered},
 	{ID: CheckJSONRPCEnvelope, Message: "Invalid JSON-RPC 2.0 message", Stage: StageEvent, Test: jsonRPCEnvelope},
+	{ID: CheckJSONRPCAnswered, Message: "A JSON-RPC request was never answered", Stage: StageEvent, Test: jsonRPCAnswered},
 	{ID: CheckHTTPBodyLength, Message: "HTTP body length differs from its Content-Length", Stage: StageEvent, Test: httpBodyLength},
 	{ID: CheckWebSocketCloseOK, Message: "Invalid WebSocket close code", Stage: StageEvent, Test: wsCloseCode},
 }, modelChecks)
@@ -74,13 +75,34 @@ func interruptAnswered(ev *protocol.Event) *Failure {
 		Seen: "the server closed the connection without answering it"}
 }
 
-// jsonRPCEnvelope: every JSON-RPC message follows the 2.0 envelope rules.
+// jsonRPCEnvelope: every JSON-RPC message follows the 2.0 envelope rules,
+// as its connection's dialect words them (the Codex app-server's omits the
+// "jsonrpc" member).
 func jsonRPCEnvelope(ev *protocol.Event) *Failure {
 	if len(ev.Invalid) == 0 {
 		return nil
 	}
-	return &Failure{Expected: "a JSON-RPC 2.0 request, notification or response",
-		Seen: strings.Join(ev.Invalid, "; ") + ": " + clip(ev.Body, 200)}
+	expected := "a JSON-RPC 2.0 request, notification or response"
+	if ev.Dialect == protocol.DialectCodex {
+		expected = `a request, notification or response of the Codex app-server's JSON-RPC (JSON-RPC 2.0 without "jsonrpc")`
+	}
+	return &Failure{Expected: expected, Seen: strings.Join(ev.Invalid, "; ") + ": " + clip(ev.Body, 200)}
+}
+
+// jsonRPCAnswered: on a Codex app-server's stdio, every request of either
+// side is answered before the app-server exits on its own. An app-server
+// killed by a signal, a server that stopped and a bundle that ended are not
+// judged (Event.Unanswered).
+func jsonRPCAnswered(ev *protocol.Event) *Failure {
+	if ev.Kind != protocol.KindEnd || !ev.Unanswered || ev.Call == nil {
+		return nil
+	}
+	who, by := "the server", "Codex"
+	if ev.Call.Dir == bundle.DirServerToClient {
+		who, by = "Codex", "the server"
+	}
+	return &Failure{Expected: fmt.Sprintf("an answer from %s to %s's request %s (id %s, seq %d)", by, who, ev.Call.Method, ev.ID, ev.Call.RequestSeq),
+		Seen: ev.Why + " with it unanswered"}
 }
 
 // httpBodyLength: a response body relayed whole has the length its

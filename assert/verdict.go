@@ -128,6 +128,7 @@ const (
 	CheckStreamAcked      = "effect-stream-acked"
 	CheckInterruptAnswer  = "effect-interrupt-answered"
 	CheckJSONRPCEnvelope  = "jsonrpc-envelope"
+	CheckJSONRPCAnswered  = "jsonrpc-answered" // a Codex app-server's request left unanswered at its exit
 	CheckHTTPBodyLength   = "http-body-length"
 	CheckWebSocketCloseOK = "ws-close-code"
 

@@ -9,7 +9,9 @@
 // HTTP exchanges (server-sent events as messages; JSON-RPC carried over
 // HTTP, as MCP's Streamable HTTP transport does; Anthropic's Messages API,
 // a Claude CLI's calls of its model), and the Claude CLI's stream-json
-// (stdio lines of a provider process). Effect RPC is decoded
+// (stdio lines of a provider process), and the Codex CLI's app-server
+// (JSON-RPC without the "jsonrpc" member, its turns and items followed as
+// calls: codex.go). Effect RPC is decoded
 // by protocol/effectrpc's Correlator, which the engine plugs in as a decoder.
 package protocol
 
@@ -78,7 +80,10 @@ const (
 
 // Call is one call of a connection, from its request to what ended it.
 type Call struct {
-	Protocol    Name
+	Protocol Name
+	// Dialect is the JSON-RPC dialect of its connection ("": JSON-RPC 2.0;
+	// DialectCodex).
+	Dialect     Dialect
 	Conn        string
 	ID          string     // the id's key: 7 and "7" differ for JSON-RPC, not for Effect
 	Method      string     // the RPC method, or the HTTP method and path
@@ -100,6 +105,9 @@ type Event struct {
 	Dir      bundle.Dir
 	Protocol Name
 	Kind     Kind
+	// Dialect (JSON-RPC): the dialect its connection speaks, whose rules
+	// judged it ("": JSON-RPC 2.0; DialectCodex: the Codex app-server's).
+	Dialect Dialect
 
 	ID     string          // the request id's key, for calls
 	RawID  json.RawMessage // the id as on the wire (JSON-RPC)
@@ -120,9 +128,14 @@ type Event struct {
 	// ClosedBy (End): the side whose close frame was recorded first on the
 	// call's connection, if a close ended the call.
 	ClosedBy bundle.Dir
-	// Why (End): what ended the call without an answer when a Router's Stop
-	// did (the server stopped, the bundle ended).
+	// Why (End): what ended the call without an answer: a Router's Stop
+	// (the server stopped, the bundle ended), the exit of a stdio channel's
+	// process, the completion of a Codex item's turn.
 	Why string
+	// Unanswered (End): the peer that owed the answer ended without giving
+	// it: a Codex app-server exited on its own (not by a signal) with the
+	// request, of either side, still open.
+	Unanswered bool
 
 	// Close: the close code (0: none was sent) and whether the connection
 	// ended abnormally (no close frame).

@@ -121,7 +121,7 @@ func (d *HTTPDecoder) requestDone(x *exchange, at *bundle.Event, emit Emit) {
 		return
 	}
 	s := m.scope
-	decodeMessages(at.Seq, at.T, at.Conn, bundle.DirClientToServer, body, emit, func(out *Event, failed bool) {
+	decodeMessages(at.Seq, at.T, at.Conn, bundle.DirClientToServer, body, "", emit, func(out *Event, failed bool) {
 		switch out.Kind {
 		case KindRequest:
 			openCall(s.calls[0], out)
@@ -149,7 +149,7 @@ func (d *HTTPDecoder) serverMessage(x *exchange, at *bundle.Event, data []byte, 
 		return // an HTTP error's own body, not a JSON-RPC message
 	}
 	s := m.scope
-	decodeMessages(at.Seq, at.T, at.Conn, bundle.DirServerToClient, data, emit, func(out *Event, failed bool) {
+	decodeMessages(at.Seq, at.T, at.Conn, bundle.DirServerToClient, data, "", emit, func(out *Event, failed bool) {
 		switch out.Kind {
 		case KindRequest:
 			openCall(s.calls[1], out)

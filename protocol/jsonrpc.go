@@ -21,7 +21,9 @@ type JSONRPCDecoder struct {
 }
 
 type rpcConn struct {
-	calls [2]map[string]*Call // in flight, by the direction of the request
+	calls   [2]map[string]*Call // in flight, by the direction of the request
+	dialect Dialect
+	codex   *codexConn // the turns and items of a Codex app-server
 }
 
 // NewJSONRPCDecoder returns a decoder with no connections.
@@ -91,13 +93,34 @@ func dirIdx(dir bundle.Dir) int {
 	return 0
 }
 
-// Feed takes stdio.line, ws.message and ws.close events.
+// Feed takes stdio.line, ws.message and ws.close events, and the
+// proc.start and proc.exit of a stdio channel's process: its argv decides
+// the dialect (IsCodexAppServer), its exit ends the calls still open.
 func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 	switch ev.Kind {
+	case bundle.KindProcStart:
+		if c := d.conns[ev.Conn]; c != nil {
+			d.endAll(c, ev, "another process started on the channel", false, emit)
+			delete(d.conns, ev.Conn)
+		}
+		if IsCodexAppServer(procArgv(ev)) {
+			c := d.conn(ev.Conn)
+			c.dialect, c.codex = DialectCodex, newCodexConn()
+		}
+	case bundle.KindProcExit:
+		if c := d.conns[ev.Conn]; c != nil {
+			why, own := exitWhy(ev)
+			if c.dialect != DialectCodex {
+				why = strings.Replace(why, "the app-server", "the process", 1)
+			}
+			// Kept (its dialect judges a line drained after the exit), with
+			// nothing in flight.
+			d.endAll(c, ev, why, own && c.dialect == DialectCodex, emit)
+		}
 	case bundle.KindWSClose:
 		emit(closeEvent(ev, JSONRPC))
 		if c := d.conns[ev.Conn]; c != nil {
-			d.endAll(c, ev, emit)
+			d.endAll(c, ev, "", false, emit)
 			delete(d.conns, ev.Conn) // nothing in flight is left: keep memory flat
 		}
 	case bundle.KindStdioLine, bundle.KindWSMessage:
@@ -108,8 +131,12 @@ func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 // Decode takes one message or batch of connection conn travelling in dir
 // (a stdio line, a WebSocket text frame), recorded at seq and t.
 func (d *JSONRPCDecoder) Decode(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit) {
-	var c *rpcConn
-	decodeMessages(seq, t, conn, dir, b, emit, func(out *Event, failed bool) {
+	c := d.conns[conn]
+	dialect := Dialect("")
+	if c != nil {
+		dialect = c.dialect
+	}
+	decodeMessages(seq, t, conn, dir, b, dialect, emit, func(out *Event, failed bool) {
 		if c == nil {
 			c = d.conn(conn)
 		}
@@ -122,6 +149,9 @@ func (d *JSONRPCDecoder) Decode(seq uint64, t int64, conn string, dir bundle.Dir
 			}
 		}
 		emit(out)
+		if c.codex != nil && out.Kind == KindNotification {
+			c.codex.notification(out, emit)
+		}
 	})
 }
 
@@ -131,13 +161,13 @@ func (d *JSONRPCDecoder) Decode(seq uint64, t int64, conn string, dir bundle.Dir
 // event (Kind request, response or notification; ID, RawID, Method, Invalid
 // and Body set) and whether it is an error response. correlate links the
 // event to its call and emits it.
-func decodeMessages(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit, correlate func(out *Event, failed bool)) {
+func decodeMessages(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, dialect Dialect, emit Emit, correlate func(out *Event, failed bool)) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return
 	}
 	if b[0] != '[' {
-		message(seq, t, conn, dir, b, emit, correlate)
+		message(seq, t, conn, dir, b, dialect, emit, correlate)
 		return
 	}
 	var elems []json.RawMessage
@@ -146,17 +176,18 @@ func decodeMessages(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, 
 		return
 	}
 	if len(elems) == 0 {
-		emit(&Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Kind: KindNotification, Body: b, Invalid: []string{"an empty batch"}})
+		emit(&Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Dialect: dialect, Kind: KindNotification, Body: b, Invalid: []string{"an empty batch"}})
 		return
 	}
 	for _, e := range elems {
-		message(seq, t, conn, dir, e, emit, correlate)
+		message(seq, t, conn, dir, e, dialect, emit, correlate)
 	}
 }
 
-// message decodes and validates one message of a line, frame, body or batch.
-func message(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Emit, correlate func(out *Event, failed bool)) {
-	out := &Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Body: b}
+// message decodes and validates one message of a line, frame, body or
+// batch, by the rules of its dialect.
+func message(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, dialect Dialect, emit Emit, correlate func(out *Event, failed bool)) {
+	out := &Event{Seq: seq, T: t, Conn: conn, Dir: dir, Protocol: JSONRPC, Dialect: dialect, Body: b}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		if !json.Valid(b) {
@@ -174,7 +205,7 @@ func message(seq uint64, t int64, conn string, dir bundle.Dir, b []byte, emit Em
 		emit(out)
 		return
 	}
-	out.Invalid = envelopeProblems(&m)
+	out.Invalid = envelopeProblems(&m, dialect)
 	out.RawID = m.ID
 	if m.ID != nil {
 		out.ID = IDKey(m.ID)
@@ -199,7 +230,7 @@ func openCall(calls map[string]*Call, out *Event) {
 		out.Reused = true
 		return
 	}
-	call := &Call{Protocol: out.Protocol, Conn: out.Conn, ID: out.ID, Method: out.Method, Dir: out.Dir, RequestSeq: out.Seq, Outcome: OutcomeOpen}
+	call := &Call{Protocol: out.Protocol, Dialect: out.Dialect, Conn: out.Conn, ID: out.ID, Method: out.Method, Dir: out.Dir, RequestSeq: out.Seq, Outcome: OutcomeOpen}
 	calls[out.ID] = call
 	out.Call = call
 }
@@ -219,14 +250,12 @@ func answerCall(calls map[string]*Call, out *Event, failed bool) {
 	out.Call, out.Method = call, call.Method
 }
 
-// envelopeProblems lists how m breaks the JSON-RPC 2.0 envelope rules.
-func envelopeProblems(m *rpcEnvelope) []string {
+// envelopeProblems lists how m breaks the JSON-RPC 2.0 envelope rules, as
+// dialect words them (versionProblem).
+func envelopeProblems(m *rpcEnvelope, dialect Dialect) []string {
 	var p []string
-	switch {
-	case m.JSONRPC == nil:
-		p = append(p, `no "jsonrpc" member (must be "2.0")`)
-	case string(bytes.TrimSpace(m.JSONRPC)) != `"2.0"`:
-		p = append(p, fmt.Sprintf(`"jsonrpc" is %s, not "2.0"`, m.JSONRPC))
+	if v := versionProblem(m, dialect); v != "" {
+		p = append(p, v)
 	}
 	if m.ID != nil {
 		switch jsonType(m.ID) {
@@ -325,12 +354,25 @@ func jsonType(b []byte) string {
 // Stop ends every call in flight with an unknown outcome.
 func (d *JSONRPCDecoder) Stop(at *bundle.Event, why string, emit Emit) {
 	for _, id := range sortedKeys(d.conns) {
-		d.endAll(d.conns[id], at, emit)
+		d.endAll(d.conns[id], at, "", false, emit)
 	}
 }
 
-func (d *JSONRPCDecoder) endAll(c *rpcConn, at *bundle.Event, emit Emit) {
-	endCalls(JSONRPC, at, emit, takeCalls(nil, c.calls[:]...))
+// endAll ends the calls in flight on c, then its Codex turns and items,
+// with an unknown outcome at at: why says what ended them ("": the
+// router's Stop says), unanswered that the peer that owed each answer
+// ended without giving it (Event.Unanswered).
+func (d *JSONRPCDecoder) endAll(c *rpcConn, at *bundle.Event, why string, unanswered bool, emit Emit) {
+	endCalls(JSONRPC, at, func(ev *Event) {
+		ev.Dialect, ev.Why, ev.Unanswered = c.dialect, why, unanswered
+		emit(ev)
+	}, takeCalls(nil, c.calls[:]...))
+	if c.codex != nil {
+		c.codex.end(at, func(ev *Event) {
+			ev.Why = why
+			emit(ev)
+		})
+	}
 }
 
 // takeCalls appends the calls of every map to calls and empties the maps.
@@ -347,11 +389,16 @@ func takeCalls(calls []*Call, maps ...map[string]*Call) []*Call {
 // endCalls ends calls, in the order they were requested, with an unknown
 // outcome at at.
 func endCalls(p Name, at *bundle.Event, emit Emit, calls []*Call) {
-	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
+	sortCalls(calls)
 	for _, call := range calls {
 		call.Outcome, call.EndSeq = OutcomeUnknown, at.Seq
 		emit(&Event{Seq: at.Seq, T: at.T, Conn: call.Conn, Protocol: p, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call})
 	}
+}
+
+// sortCalls sorts calls in the order they were requested.
+func sortCalls(calls []*Call) {
+	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
 }
 
 // closeEvent is the protocol event of a ws.close.

@@ -10,8 +10,8 @@ import (
 type Route struct {
 	Protocol Name
 	// Match reports whether a connection carries the protocol, from the event
-	// that opened it (ws.open or http.request; nil for stdio lines, which
-	// have none) and its first message (a ws.message or stdio.line; nil when
+	// that opened it (ws.open or http.request; a stdio channel's proc.start,
+	// nil for stdio lines with none) and its first message (a ws.message or stdio.line; nil when
 	// the connection ended before one, or for HTTP, which is routed at its
 	// request).
 	Match func(open, first *bundle.Event) bool
@@ -100,8 +100,9 @@ func (r *Router) retire(conn string, c *routed) {
 }
 
 // Feed takes the next bundle event. Connection events (http.*, ws.*,
-// stdio.line) go to their connection's decoder; a proc.exit ends the stdio
-// channel of its process; other kinds are ignored.
+// stdio.line) go to their connection's decoder; a proc.start opens the
+// stdio channel of its process (its decoder gets it before the first line)
+// and a proc.exit ends it (its decoder gets it); other kinds are ignored.
 func (r *Router) Feed(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen:
@@ -113,8 +114,17 @@ func (r *Router) Feed(ev *bundle.Event) {
 		r.conns[ev.Conn] = c
 		r.decide(c, ev, nil)
 		r.feed(c, ev)
+	case bundle.KindProcStart:
+		// A stdio channel's process: held, as a ws.open is, until its first
+		// line decides the route, whose decoder then gets it first (the
+		// argv says what the process speaks). A new process on a channel
+		// starts a new connection.
+		o := *ev
+		delete(r.retired, ev.Conn)
+		r.conns[ev.Conn] = &routed{open: &o}
 	case bundle.KindProcExit:
 		if c := r.conns[ev.Conn]; c != nil {
+			r.feed(c, ev)
 			r.retire(ev.Conn, c)
 		}
 	case bundle.KindWSMessage, bundle.KindStdioLine, bundle.KindWSClose:

@@ -118,6 +118,16 @@ func TestConformanceMutations(t *testing.T) {
 			return evs, first + uint64(at)
 		}})
 	}
+	for fault, check := range synth.CodexChecks {
+		cases = append(cases, struct {
+			check  string
+			mutate func(t *testing.T, evs []bundle.Event) ([]bundle.Event, uint64)
+		}{check, func(t *testing.T, evs []bundle.Event) ([]bundle.Event, uint64) {
+			ch, at := synth.CodexChannel("provider-1", fault)
+			evs, first := insert(evs, 3, ch...)
+			return evs, first + uint64(at)
+		}})
+	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
 		covered[tc.check] = true

@@ -277,7 +277,8 @@ func (e *Engine) knownValue() func([]byte) int {
 func (e *Engine) wire(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose, bundle.KindStdioLine,
-		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd,
+		bundle.KindProcStart: // a stdio channel's process: its argv says what it speaks
 		e.router.Feed(ev)
 	case bundle.KindProcExit:
 		e.router.Feed(ev) // it ends the process's stdio channel

@@ -128,7 +128,8 @@ func (e *Engine) tapRoute(ev *bundle.Event) {
 	defer func() { t.tapping = false }()
 	switch ev.Kind {
 	case bundle.KindWSOpen, bundle.KindWSMessage, bundle.KindWSClose, bundle.KindStdioLine,
-		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd:
+		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd,
+		bundle.KindProcStart: // a stdio channel's process: its argv says what it speaks
 		e.router.Feed(ev)
 	case bundle.KindProcExit:
 		e.router.Feed(ev)

@@ -149,7 +149,9 @@ var faults = map[string]Fault{
 	ModelWrongStopReason: modelFault(ModelWrongStopReason),
 	ModelUnofferedTool:   modelFault(ModelUnofferedTool),
 	ModelCassetteMiss:    modelFault(ModelCassetteMiss),
-	"truncated":          {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
+	// A Codex app-server's stdio (the JSON-RPC dialect without "jsonrpc").
+	CodexUnanswered: codexFault(CodexUnanswered),
+	"truncated":     {Check: assert.CheckStreamDelivered, At: LabelCompleted, stopAt: "completed", inject: func(*builder) {}},
 	"subscription-ended": {Check: assert.CheckStreamDelivered, At: LabelFault, stopAt: "delegated", inject: func(b *builder) {
 		b.label(LabelFault, b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: b.subID(), Exit: &effectrpc.Exit{Tag: effectrpc.ExitSuccess, Value: json.RawMessage("null")}}))
 		b.teardown()

@@ -1,0 +1,320 @@
+package protocol_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/protocol"
+)
+
+// codexArgv is the argv of a Codex app-server as verify's provider tap
+// records it (the native binary, then T3's launch arguments).
+var codexArgv = []string{"/opt/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", "app-server"}
+
+// transcript reads testdata/codex-app-server.txt: the real app-server's
+// stdio lines ("c2s {...}" or "s2c {...}").
+func transcript(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/codex-app-server.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// channel is a provider channel as verify records it: proc.start with argv
+// (none when argv is nil), a stdio.line per line ("c2s {...}"), then
+// exit (nil: none).
+func channel(argv []string, lines []string, exit *bundle.Event) []bundle.Event {
+	var evs []bundle.Event
+	if argv != nil {
+		attrs, _ := json.Marshal(map[string]any{"argv": argv, "pid": 4242})
+		evs = append(evs, bundle.Event{Kind: bundle.KindProcStart, Conn: "provider-1", Attrs: attrs})
+	}
+	for _, l := range lines {
+		dir, body, _ := strings.Cut(l, " ")
+		evs = append(evs, bundle.Event{Kind: bundle.KindStdioLine, Conn: "provider-1", Dir: bundle.Dir(dir), Body: bundle.Text([]byte(body))})
+	}
+	if exit != nil {
+		e := *exit
+		e.Kind, e.Conn = bundle.KindProcExit, "provider-1"
+		evs = append(evs, e)
+	}
+	for i := range evs {
+		evs[i].Seq = uint64(i + 1)
+	}
+	return evs
+}
+
+// routeChannel routes events as the engine does (stream-json first, then
+// JSON-RPC) and describes each protocol event on one line; the router is
+// stopped at seq 999 ("the bundle ended").
+func routeChannel(evs []bundle.Event) []string {
+	var out []string
+	emit := func(ev *protocol.Event) {
+		s := fmt.Sprintf("%d %s %s %s id=%s", ev.Seq, ev.Protocol, ev.Kind, ev.Method, ev.ID)
+		if ev.Dialect != "" {
+			s += " dialect=" + string(ev.Dialect)
+		}
+		if ev.Call != nil {
+			s += " call=" + string(ev.Call.Outcome)
+			if ev.Call.Chunks > 0 {
+				s += fmt.Sprintf(" chunks=%d", ev.Call.Chunks)
+			}
+		}
+		if ev.Reused {
+			s += " reused"
+		}
+		if len(ev.Invalid) > 0 {
+			s += " invalid: " + strings.Join(ev.Invalid, "; ")
+		}
+		if ev.Why != "" {
+			s += " why=" + ev.Why
+		}
+		if ev.Unanswered {
+			s += " unanswered"
+		}
+		out = append(out, s)
+	}
+	rpc := protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder())
+	r := protocol.NewRouter([]protocol.Route{protocol.StreamJSONRoute(protocol.NewStreamJSONDecoder()), rpc[0], rpc[1]}, emit)
+	for i := range evs {
+		r.Feed(&evs[i])
+	}
+	r.Stop(&bundle.Event{Seq: 999}, "the bundle ended")
+	return out
+}
+
+// TestCodexTranscript decodes the real app-server's traffic: every message
+// is valid in its dialect, the server's requests and Codex's approval
+// request are answered, the turn and its three items (the user's message,
+// the approved command, the agent's message with its delta) are calls that
+// succeeded. The whole decode is held to a golden file.
+func TestCodexTranscript(t *testing.T) {
+	got := routeChannel(channel(codexArgv, transcript(t), &bundle.Event{Code: 0}))
+	testkit.Golden(t, "testdata/codex-app-server.events", []byte(strings.Join(got, "\n")+"\n"))
+	var calls []string
+	for _, l := range got {
+		if strings.Contains(l, "invalid") || strings.Contains(l, " end ") || strings.Contains(l, "reused") {
+			t.Errorf("the real app-server's traffic is judged bad: %s", l)
+		}
+		if f := strings.Fields(l); len(f) > 2 && f[2] == "response" {
+			calls = append(calls, strings.Join(f[1:], " "))
+		}
+	}
+	want := []string{
+		"jsonrpc response initialize id=1 dialect=codex-app-server call=success",
+		"jsonrpc response thread/start id=2 dialect=codex-app-server call=success",
+		"jsonrpc response turn/start id=3 dialect=codex-app-server call=success",
+		"codex response item userMessage id=01a23230-f548-74b2-9836-399992f4cd42 call=success",
+		"jsonrpc response item/commandExecution/requestApproval id=0 dialect=codex-app-server call=success",
+		"codex response item commandExecution id=call_wp0238b233b9a21bffa8a6a7 call=success",
+		"codex response item agentMessage id=msg_wp1c9e30607aea5aa81496f8 call=success chunks=1",
+		"codex response turn id=01a23230-f523-71a0-b14d-568349ad94f5 call=success",
+	}
+	if d := cmp.Diff(want, calls); d != "" {
+		t.Errorf("calls answered (-want +got):\n%s", d)
+	}
+}
+
+// TestCodexDialectFromArgv: the same lines on a channel whose process is
+// not a Codex app-server (or whose proc.start is missing) are JSON-RPC 2.0,
+// and every message lacks its "jsonrpc" member.
+func TestCodexDialectFromArgv(t *testing.T) {
+	lines := transcript(t)[:2]
+	for _, argv := range [][]string{nil, {"/usr/bin/mcp-server", "app-server"}, {"codex", "exec"}} {
+		got := routeChannel(channel(argv, lines, nil))
+		want := []string{
+			`2 jsonrpc request initialize id=1 call=open invalid: no "jsonrpc" member (must be "2.0")`,
+			`3 jsonrpc response initialize id=1 call=success invalid: no "jsonrpc" member (must be "2.0")`,
+		}
+		if argv == nil {
+			want = []string{strings.Replace(want[0], "2 ", "1 ", 1), strings.Replace(want[1], "3 ", "2 ", 1)}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("argv %q (-want +got):\n%s", argv, d)
+		}
+	}
+}
+
+func TestIsCodexAppServer(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want bool
+	}{
+		{codexArgv, true},
+		{[]string{"codex", "app-server", "-c", "model=gpt-5"}, true},
+		{[]string{"/usr/lib/node_modules/@openai/codex/bin/codex.js", "app-server"}, true},
+		{[]string{"/bin/sh", "-c", "/opt/bin/codex app-server --strict-config"}, true},
+		{[]string{"wireproof", "provider", "codex", "app-server"}, true},
+		{[]string{"codex", "exec", "hello"}, false},
+		{[]string{"app-server", "codex"}, false},
+		{[]string{"claude", "--output-format", "stream-json"}, false},
+		{nil, false},
+	} {
+		if got := protocol.IsCodexAppServer(c.argv); got != c.want {
+			t.Errorf("IsCodexAppServer(%q) = %v, want %v", c.argv, got, c.want)
+		}
+	}
+}
+
+// TestCodexDialectRules: what the dialect forgives is the "jsonrpc" member
+// alone; every other rule of JSON-RPC holds, each judged at the message (or
+// the exit) that breaks it.
+func TestCodexDialectRules(t *testing.T) {
+	exit0 := &bundle.Event{Code: 0}
+	tests := []struct {
+		name  string
+		lines []string
+		exit  *bundle.Event
+		want  []string
+	}{
+		{"neither request, notification nor response", []string{`c2s {"method":"initialized"}`, `s2c {"id":1}`}, exit0, []string{
+			`2 jsonrpc notification initialized id= dialect=codex-app-server`,
+			`3 jsonrpc response  id=1 dialect=codex-app-server invalid: neither "method", "result" nor "error"`}},
+		{"a response to no request", []string{`s2c {"id":9,"result":{}}`}, exit0, []string{
+			`2 jsonrpc response  id=9 dialect=codex-app-server`}}, // answers-request judges it (Call nil)
+		{"an id reused while open", []string{`c2s {"id":1,"method":"thread/start","params":{}}`, `c2s {"id":1,"method":"turn/start","params":{}}`, `s2c {"id":1,"result":{}}`}, exit0, []string{
+			`2 jsonrpc request thread/start id=1 dialect=codex-app-server call=open`,
+			`3 jsonrpc request turn/start id=1 dialect=codex-app-server reused`,
+			`4 jsonrpc response thread/start id=1 dialect=codex-app-server call=success`}},
+		{"result and error together", []string{`c2s {"id":1,"method":"a"}`, `s2c {"id":1,"result":{},"error":{"code":-32600,"message":"no"}}`}, exit0, []string{
+			`2 jsonrpc request a id=1 dialect=codex-app-server call=open`,
+			`3 jsonrpc response a id=1 dialect=codex-app-server call=failure invalid: both "result" and "error" (exactly one is allowed)`}},
+		{"a jsonrpc member must still say 2.0", []string{`c2s {"jsonrpc":"1.0","method":"initialized"}`, `c2s {"jsonrpc":"2.0","method":"initialized"}`}, exit0, []string{
+			`2 jsonrpc notification initialized id= dialect=codex-app-server invalid: "jsonrpc" is "1.0", not "2.0"`,
+			`3 jsonrpc notification initialized id= dialect=codex-app-server`}},
+		{"an error without code", []string{`c2s {"id":1,"method":"a"}`, `s2c {"id":1,"error":{"message":"no"}}`}, exit0, []string{
+			`2 jsonrpc request a id=1 dialect=codex-app-server call=open`,
+			`3 jsonrpc response a id=1 dialect=codex-app-server call=failure invalid: "error.code" is absent, not an integer`}},
+		{"Codex's request unanswered when it exits", []string{`s2c {"method":"item/commandExecution/requestApproval","id":0,"params":{"itemId":"call_1"}}`}, exit0, []string{
+			`2 jsonrpc request item/commandExecution/requestApproval id=0 dialect=codex-app-server call=open`,
+			`3 jsonrpc end item/commandExecution/requestApproval id=0 dialect=codex-app-server call=unknown why=the app-server exited with status 0 unanswered`}},
+		{"the server's request unanswered when Codex fails", []string{`c2s {"id":3,"method":"turn/start","params":{}}`}, &bundle.Event{Code: 1, Err: "exit status 1"}, []string{
+			`2 jsonrpc request turn/start id=3 dialect=codex-app-server call=open`,
+			`3 jsonrpc end turn/start id=3 dialect=codex-app-server call=unknown why=the app-server exited with status 1 unanswered`}},
+		{"killed: not judged", []string{`c2s {"id":3,"method":"turn/start","params":{}}`}, &bundle.Event{Code: -1, Name: "SIGTERM"}, []string{
+			`2 jsonrpc request turn/start id=3 dialect=codex-app-server call=open`,
+			`3 jsonrpc end turn/start id=3 dialect=codex-app-server call=unknown why=the app-server was killed by SIGTERM`}},
+		{"the bundle ended: not judged", []string{`c2s {"id":3,"method":"turn/start","params":{}}`}, nil, []string{
+			`2 jsonrpc request turn/start id=3 dialect=codex-app-server call=open`,
+			`999 jsonrpc end turn/start id=3 dialect=codex-app-server call=unknown why=the bundle ended`}},
+		{"an item open when its turn completes", []string{
+			`s2c {"method":"turn/started","params":{"threadId":"t","turn":{"id":"u1","status":"inProgress"}}}`,
+			`s2c {"method":"item/started","params":{"item":{"type":"agentMessage","id":"m1","text":""},"threadId":"t","turnId":"u1"}}`,
+			`s2c {"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u1","status":"completed"}}}`}, exit0, []string{
+			`2 jsonrpc notification turn/started id= dialect=codex-app-server`,
+			`2 codex request turn id=u1 call=open`,
+			`3 jsonrpc notification item/started id= dialect=codex-app-server`,
+			`3 codex request item agentMessage id=m1 call=open`,
+			`4 jsonrpc notification turn/completed id= dialect=codex-app-server`,
+			`4 codex end item agentMessage id=m1 call=unknown why=the turn completed without its item/completed`,
+			`4 codex response turn id=u1 call=success`}},
+		{"a failed turn and a declined item; one open at the exit", []string{
+			`s2c {"method":"turn/started","params":{"turn":{"id":"u1"}}}`,
+			`s2c {"method":"item/started","params":{"item":{"type":"commandExecution","id":"c1"},"turnId":"u1"}}`,
+			`s2c {"method":"item/completed","params":{"item":{"type":"commandExecution","id":"c1","status":"declined"},"turnId":"u1"}}`,
+			`s2c {"method":"turn/completed","params":{"turn":{"id":"u1","status":"failed"}}}`,
+			`s2c {"method":"turn/started","params":{"turn":{"id":"u2"}}}`}, exit0, []string{
+			`2 jsonrpc notification turn/started id= dialect=codex-app-server`,
+			`2 codex request turn id=u1 call=open`,
+			`3 jsonrpc notification item/started id= dialect=codex-app-server`,
+			`3 codex request item commandExecution id=c1 call=open`,
+			`4 jsonrpc notification item/completed id= dialect=codex-app-server`,
+			`4 codex response item commandExecution id=c1 call=failure`,
+			`5 jsonrpc notification turn/completed id= dialect=codex-app-server`,
+			`5 codex response turn id=u1 call=failure`,
+			`6 jsonrpc notification turn/started id= dialect=codex-app-server`,
+			`6 codex request turn id=u2 call=open`,
+			`7 codex end turn id=u2 call=unknown why=the app-server exited with status 0`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := routeChannel(channel(codexArgv, tt.lines, tt.exit))
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// FuzzCodexAppServer: whatever lines a Codex app-server's channel carries,
+// the decoder does not panic, every call event names its call, a chunk or
+// an answer belongs to a call opened before it, and at the exit nothing is
+// left open.
+func FuzzCodexAppServer(f *testing.F) {
+	lines := transcript(f)
+	f.Add(lines[0], lines[1], lines[13])
+	f.Add(`s2c {"method":"item/started","params":{"item":{"id":"x","type":"t"}}}`, `s2c {"method":"item/agentMessage/delta","params":{"itemId":"x","delta":"a"}}`, `s2c {"method":"item/completed","params":{"item":{"id":"x"}}}`)
+	f.Add(`s2c {"method":"turn/started","params":{"turn":{"id":1}}}`, `c2s [{"id":1}]`, `s2c {"method":"turn/completed","params":{"turn":null}}`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		evs := channel(codexArgv, nil, nil)
+		for _, l := range []string{a, b, c} {
+			dir, body, _ := strings.Cut(l, " ")
+			if dir != string(bundle.DirClientToServer) {
+				dir = string(bundle.DirServerToClient)
+			}
+			evs = append(evs, bundle.Event{Kind: bundle.KindStdioLine, Conn: "provider-1", Dir: bundle.Dir(dir), Body: bundle.Text([]byte(body))})
+		}
+		evs = append(evs, bundle.Event{Kind: bundle.KindProcExit, Conn: "provider-1"})
+		for i := range evs {
+			evs[i].Seq = uint64(i + 1)
+		}
+		exit := evs[len(evs)-1].Seq
+		open := map[*protocol.Call]bool{}
+		emit := func(ev *protocol.Event) {
+			switch ev.Kind {
+			case protocol.KindRequest:
+				if ev.Call != nil {
+					open[ev.Call] = true
+				}
+			case protocol.KindChunk, protocol.KindEnd:
+				if ev.Call == nil || !open[ev.Call] {
+					t.Fatalf("%s at %d of no open call", ev.Kind, ev.Seq)
+				}
+			case protocol.KindResponse:
+				if ev.Protocol == protocol.Codex && (ev.Call == nil || !open[ev.Call]) {
+					t.Fatalf("a codex response at %d of no open call", ev.Seq)
+				}
+			}
+			if (ev.Kind == protocol.KindResponse || ev.Kind == protocol.KindEnd) && ev.Call != nil {
+				if ev.Call.Outcome == protocol.OutcomeOpen || ev.Call.EndSeq != ev.Seq {
+					t.Fatalf("%s at %d leaves its call %s, ended at %d", ev.Kind, ev.Seq, ev.Call.Outcome, ev.Call.EndSeq)
+				}
+				delete(open, ev.Call)
+			}
+			if ev.Kind == protocol.KindEnd && ev.Seq != exit {
+				if ev.Protocol != protocol.Codex || !strings.Contains(ev.Why, "turn completed") {
+					t.Fatalf("an end at %d before the exit: %+v", ev.Seq, ev)
+				}
+			}
+		}
+		rpc := protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder())
+		r := protocol.NewRouter([]protocol.Route{rpc[0]}, emit)
+		for i := range evs {
+			r.Feed(&evs[i])
+		}
+		for call := range open {
+			if call.Outcome == protocol.OutcomeOpen {
+				t.Fatalf("call %s %s still open after the exit", call.Method, call.ID)
+			}
+		}
+	})
+}
