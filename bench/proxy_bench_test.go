@@ -302,45 +302,28 @@ func BenchmarkWSEcho(b *testing.B) {
 // BenchmarkHTTPJSON fetches 20 KiB JSON responses from 8 concurrent clients
 // through httputil.ReverseProxy (no recording) and the recording proxy.
 func BenchmarkHTTPJSON(b *testing.B) {
-	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
-	body = append(body[:len(body)-1], "]}"...)
+	body := jsonBody()
 	upstream := jsonServer(body)
 	defer upstream.Close()
-	run := func(b *testing.B, base string) {
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-		defer client.CloseIdleConnections()
-		b.SetBytes(int64(len(body)))
-		b.SetParallelism(4) // 8 clients on 2 cores
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				res, err := client.Get(base + "/api/threads")
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				n, _ := io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if n != int64(len(body)) {
-					b.Errorf("got %d bytes, want %d", n, len(body))
-					return
-				}
-			}
-		})
-	}
 	b.Run("reverseproxy", func(b *testing.B) {
 		u, _ := url.Parse(upstream.URL)
 		rp := httputil.NewSingleHostReverseProxy(u)
 		rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
 		srv := httptest.NewServer(rp)
 		defer srv.Close()
-		run(b, srv.URL)
+		perRequestJSON(b, srv.URL, len(body))
 	})
 	b.Run("recorded", func(b *testing.B) {
 		u, stop := recordingProxy(b, upstream.URL)
 		defer stop()
-		run(b, u)
+		perRequestJSON(b, u, len(body))
 	})
+}
+
+// jsonBody is a 20 KiB JSON list of threads, as T3's API answers.
+func jsonBody() []byte {
+	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
+	return append(body[:len(body)-1], "]}"...)
 }
 
 // jsonServer serves body as application/json, with its length, at every path.

@@ -32,10 +32,13 @@ const stopReason = "wireproof: recording stopped"
 // close frame, and an idle connection pays one read and one write per
 // message while a busy one passes many messages per system call.
 //
-// What is recorded is built off the relay's path: the relay takes the
-// event's place in the recording's order before it passes the bytes on (so
-// a reply can never be recorded before what caused it) and a goroutine of
-// the connection decompresses, redacts, encodes and writes it (see wsQueue).
+// Every event takes its place in the recording's order before the relay
+// passes its bytes on, so a reply can never be recorded before what caused
+// it. A small uncompressed message is redacted, encoded and handed to the
+// bundle writer right there, on the relay's goroutine (cheaper than a
+// wake-up of another goroutine per message; see wsStream.recordMessage); a
+// big or compressed one, and the control frames, are recorded by a
+// goroutine of the connection, in the place the relay took (see wsQueue).
 type wsRelay struct {
 	p       *Proxy
 	id      string

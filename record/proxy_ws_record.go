@@ -40,8 +40,10 @@ type wsItem struct {
 	big     []byte // the buffer of a big message, given back once written
 }
 
-// wsQueue hands a connection's events from its two relay directions to the
-// goroutine that records them, in the order their places were taken.
+// wsQueue hands the events of a connection that are not recorded on the
+// relay's goroutine (big and compressed messages, control frames, ends)
+// from its two relay directions to the goroutine that records them, in the
+// order their places were taken.
 type wsQueue struct {
 	rl      *wsRelay
 	inflate [2]*wsInflater // by direction: c2s, s2c

@@ -35,7 +35,9 @@ type wsStream struct {
 	ctl      []byte // the current control frame's payload
 	broken   bool   // a frame could not be parsed: the rest is relayed unrecorded
 	maxBytes int64
-	arena    []byte // small messages are cut from it: one allocation for many
+	arena    []byte        // small messages are cut from it: one allocation for many
+	msgFrom  int           // where the message's piece of the arena begins, -1 if it has none
+	spare    *bundle.Event // an event the recording is done with, for the next message
 }
 
 // arenaSize is the size of the blocks small messages are cut from, and
@@ -46,7 +48,7 @@ const (
 )
 
 func newWSStream(rl *wsRelay, side *wsPeer) *wsStream {
-	return &wsStream{rl: rl, side: side, maxBytes: rl.p.maxMsg, ctl: make([]byte, 0, wsframe.MaxControlPayload)}
+	return &wsStream{rl: rl, side: side, maxBytes: rl.p.maxMsg, ctl: make([]byte, 0, wsframe.MaxControlPayload), msgFrom: -1}
 }
 
 // atBoundary reports whether the bytes seen so far end at a frame boundary,
@@ -151,6 +153,7 @@ func (s *wsStream) grow(n int) {
 		l := len(s.arena)
 		s.msg = s.arena[l : l : l+n]
 		s.arena = s.arena[:l+n]
+		s.msgFrom = l
 		return
 	}
 	if !s.msgBig && len(s.msg)+n >= wsBig {
@@ -219,7 +222,12 @@ func (s *wsStream) endFrame() {
 
 // message returns the ws.message event of the message assembled so far.
 func (s *wsStream) message() *bundle.Event {
-	ev := &bundle.Event{Kind: bundle.KindWSMessage, Conn: s.rl.id, Dir: s.side.dir, Type: bundle.TypeText,
+	ev := s.spare
+	if ev == nil {
+		ev = new(bundle.Event)
+	}
+	s.spare = nil
+	*ev = bundle.Event{Kind: bundle.KindWSMessage, Conn: s.rl.id, Dir: s.side.dir, Type: bundle.TypeText,
 		Body: bundle.Payload{Data: s.msg, Binary: s.msgType == wsframe.OpBinary}}
 	if s.msgType == wsframe.OpBinary {
 		ev.Type = bundle.TypeBinary
@@ -235,15 +243,34 @@ func (s *wsStream) message() *bundle.Event {
 
 // recordMessage hands the message's event to the recording and ends the
 // message.
+//
+// A message that is neither big nor compressed is recorded here, on the
+// relay's goroutine, before its bytes are passed on: redacting and encoding
+// a small message costs less than waking the connection's recording
+// goroutine to do it (a futex wake-up and a core's worth of scheduling per
+// message), and it takes its place in the recording at once without
+// waiting for the places taken before it. When it is written there and
+// then, and no subscriber may hold it, its event and its piece of the arena
+// are reused for the next message: a relayed message then allocates
+// nothing. Big messages (their recording waits for the writer) and
+// compressed ones (inflated in order, per direction) go to the queue.
 func (s *wsStream) recordMessage(ev *bundle.Event) {
 	rl := s.rl
-	if s.msgBig {
+	switch {
+	case s.msgBig:
 		// Bounded by the big slots, not by the queue's bytes.
 		rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, inflate: s.msgDefl, big: s.msg})
-	} else {
-		rl.record(ev, int64(len(s.msg)), s.msgDefl)
+	case s.msgDefl:
+		rl.record(ev, int64(len(s.msg)), true)
+	default:
+		if rec := rl.p.rec; rec.emitNoWait(ev) && !rec.Retains() {
+			s.spare = ev
+			if f := s.msgFrom; f >= 0 && len(s.msg) > 0 && f < len(s.arena) && &s.msg[0] == &s.arena[f] {
+				s.arena = s.arena[:f]
+			}
+		}
 	}
-	s.msgOpen, s.msg, s.msgBig = false, nil, false
+	s.msgOpen, s.msg, s.msgBig, s.msgFrom = false, nil, false, -1
 }
 
 // incomplete records the message the side was sending when its stream

@@ -174,6 +174,36 @@ func (r *Recorder) Emit(ev *bundle.Event) (uint64, error) {
 	return res.seq, res.err
 }
 
+// emitNoWait is Emit for a caller that must not wait for the places taken
+// before it (the WebSocket relay, which records a message on its own
+// goroutine before it passes the message on): ev is redacted and encoded,
+// then takes the next place at once. If no place before it is still
+// waiting for its event it is written there and then, and written reports
+// true: unless Retains, nothing of the recording refers to ev or its body
+// any more, so the caller may reuse both. Otherwise it waits in its place,
+// owned by the recording as with Emit. A writer's error is not returned:
+// it surfaces at Close, as the relay's recordings always have.
+func (r *Recorder) emitNoWait(ev *bundle.Event) (written bool) {
+	set, enc, err := r.prepare(ev)
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		if enc != nil {
+			enc.Release()
+		}
+		return false
+	}
+	if len(r.pending) == 0 {
+		_, _ = r.appendLocked(ev, enc, set, -1)
+		return true
+	}
+	r.pending = append(r.pending, &Reservation{r: r, t: r.nowLocked(), state: resFilled, ev: ev, enc: enc, set: set})
+	return false
+}
+
 // prepare redacts ev with the secrets known now and encodes it for the
 // writer; both need no lock.
 func (r *Recorder) prepare(ev *bundle.Event) (*redact.Set, *bundle.Encoded, error) {
