@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/t3"
 )
 
@@ -33,6 +34,50 @@ func (s Scenario) Known() bool {
 		return true
 	}
 	return false
+}
+
+// Provider is a provider driver of the server (T3's driver kind), the one a
+// verification run's threads run on. The constants are the one place the
+// names are spelled; the manifest carries them (ManifestProvider).
+type Provider string
+
+// Provider drivers.
+const (
+	ProviderClaude Provider = "claudeAgent" // the Claude Code CLI
+	ProviderCodex  Provider = "codex"       // the Codex CLI (codex app-server)
+)
+
+// OptionProviderDriver is the manifest option (bundle.Manifest.Options)
+// naming the run's provider driver.
+const OptionProviderDriver = "providerDriver"
+
+// ManifestProvider is the provider driver a bundle's manifest names
+// (Options[OptionProviderDriver]); a manifest that names none is a run on
+// Claude, as every run was before a second provider existed.
+func ManifestProvider(m bundle.Manifest) Provider {
+	if p := m.Options[OptionProviderDriver]; p != "" {
+		return Provider(p)
+	}
+	return ProviderClaude
+}
+
+// NotApplicable is a scenario that cannot apply to a provider, and why: a
+// sentence a user can act on, which the verdict carries as its Reason.
+type NotApplicable struct {
+	Scenario Scenario
+	Provider Provider
+	Reason   string
+}
+
+// Inapplicable returns the entry of list that says scenario s cannot apply
+// to provider p, or nil when the run applies.
+func Inapplicable(list []NotApplicable, s Scenario, p Provider) *NotApplicable {
+	for i := range list {
+		if list[i].Scenario == s && list[i].Provider == p {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 // Suite holds what the checks of one run compare against. It is a value,

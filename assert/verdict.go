@@ -19,6 +19,12 @@ const (
 	// run (no run mark and no scenario in its manifest), as a plain
 	// `wireproof record` session does.
 	StatusSkipped Status = "skipped"
+	// StatusNotApplicable: the run's scenario cannot apply to its
+	// provider (a NotApplicable the scenario declares; the verdict's
+	// Reason says why). Nothing was checked: the run neither passed nor
+	// failed. It is decided at the bundle's header, from its manifest, so
+	// a live run drives nothing.
+	StatusNotApplicable Status = "not-applicable"
 
 	// Statuses of a run that has no verdict to give one: a bundle that
 	// could not be read (replay, index, view) and a run SIGINT or SIGTERM
@@ -34,9 +40,15 @@ const (
 // same events; the two must be equal. It holds no wall-clock time and nothing
 // that depends on goroutine timing, so it serializes to the same bytes every time.
 type Verdict struct {
-	Status   Status   `json:"status"` // passed, failed or skipped
+	Status   Status   `json:"status"` // passed, failed, skipped or not-applicable
 	Scenario Scenario `json:"scenario"`
 	ThreadID string   `json:"threadId,omitempty"`
+	// Provider and Reason, set only when the scenario did not apply (the
+	// status is not-applicable, or failed when an event suite failed
+	// nonetheless): the run's provider driver and why the scenario cannot
+	// apply to it, a sentence a user can act on.
+	Provider Provider `json:"provider,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
 	// Failure is the first check that failed; nil when Status is passed.
 	Failure *Failure `json:"failure,omitempty"`
 	// RunCount and AcknowledgementIDs are what the final checks saw, kept so the

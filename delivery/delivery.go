@@ -20,8 +20,34 @@ import (
 )
 
 // Scenario is background delivery with the reference verifier's checks,
-// assert.BackgroundDelivery.
+// assert.BackgroundDelivery, not applying where NotApplicable says.
 var Scenario = New(assert.BackgroundDelivery)
+
+// NotApplicable are the runs background delivery cannot apply to: a
+// scenario and a provider driver, and why. A run of one (its manifest's
+// scenario and assert.ManifestProvider) is decided at its header as
+// assert.StatusNotApplicable, with the reason.
+var NotApplicable = []assert.NotApplicable{{
+	Scenario: assert.ScenarioNative,
+	Provider: assert.ProviderCodex,
+	// What the Codex CLI 0.169.0 did when tried (docs/providers.md).
+	Reason: "native needs the provider to start a turn by itself when its own background work ends (the Claude CLI's task " +
+		"notification); the Codex CLI starts none: a background exec_command session or a multi_agent sub-agent that ends after " +
+		"the turn waits for the next user turn, so there is no provider wake for the server to deliver. Verify native with " +
+		"--provider claudeAgent, and Codex with idle, active or nested.",
+}}
+
+// Spec is a background-delivery scenario as a value: the checks it runs,
+// one list per stage, and the runs it does not apply to.
+type Spec struct {
+	Checks assert.BackgroundDeliverySuite
+	// NotApplicable are the scenario/provider pairs the checks cannot
+	// apply to (nil: every run applies).
+	NotApplicable []assert.NotApplicable
+}
+
+// Scenario is the spec as the engine's scenario.
+func (s Spec) Scenario() replay.Scenario { return scenario(s, nil) }
 
 // Scenarios is the list to pass in replay.EngineOptions.Scenarios: the
 // scenarios whose verdicts wireproof records and reproduces.
@@ -53,19 +79,21 @@ func EngineOptions(opts *replay.EngineOptions) *replay.EngineOptions {
 }
 
 // New is background delivery with the given checks, one list per stage,
-// run as they are.
-func New(checks assert.BackgroundDeliverySuite) replay.Scenario { return scenario(checks, nil) }
+// run as they are, not applying where NotApplicable says.
+func New(checks assert.BackgroundDeliverySuite) replay.Scenario {
+	return Spec{Checks: checks, NotApplicable: NotApplicable}.Scenario()
+}
 
 // Observed is Scenario, handing every projection it observes to hook, in
 // seq order, before the checks run on it (see Observation): the triage
 // tools' story of a run, from the same pass and decode as the verdict.
 func Observed(hook func(Observation)) replay.Scenario {
-	return scenario(assert.BackgroundDelivery, hook)
+	return scenario(Spec{Checks: assert.BackgroundDelivery, NotApplicable: NotApplicable}, hook)
 }
 
-func scenario(checks assert.BackgroundDeliverySuite, hook func(Observation)) replay.Scenario {
+func scenario(spec Spec, hook func(Observation)) replay.Scenario {
 	return replay.Scenario{ID: assert.SuiteBackgroundDelivery, New: func(env *replay.ScenarioEnv) replay.ScenarioRun {
-		return &run{env: env, checks: checks, hook: hook, phase: replay.PhaseRunning, http: map[string]*exchange{}, lean: newLeanDecoder()}
+		return &run{env: env, checks: spec.Checks, notApplicable: spec.NotApplicable, hook: hook, phase: replay.PhaseRunning, http: map[string]*exchange{}, lean: newLeanDecoder()}
 	}}
 }
 
@@ -94,6 +122,10 @@ type run struct {
 	env    *replay.ScenarioEnv
 	checks assert.BackgroundDeliverySuite
 	hook   func(Observation) // Observed's; nil costs one check per observation
+
+	notApplicable []assert.NotApplicable // Spec's
+	inapplicable  *assert.NotApplicable  // the entry the manifest matched: decided not-applicable
+	provider      assert.Provider        // the manifest's
 
 	scenario       assert.Scenario // from MarkRun, else the header's manifest
 	info           *replay.RunInfo
@@ -130,16 +162,26 @@ func (r *run) verificationRun() bool { return r.info != nil || r.scenario != "" 
 
 // Decided implements replay.ScenarioRun.
 func (r *run) Decided() bool {
-	return r.phase == replay.PhasePassed || r.phase == replay.PhaseFailed || r.phase == replay.PhaseSkipped
+	switch r.phase {
+	case replay.PhasePassed, replay.PhaseFailed, replay.PhaseSkipped, replay.PhaseNotApplicable:
+		return true
+	}
+	return false
 }
 
 // KnownValue implements replay.KnownValues: the projections decoded last.
 func (r *run) KnownValue(rest []byte) int { return r.lean.memo.prefix(rest) }
 
-// Manifest implements replay.ScenarioRun.
+// Manifest implements replay.ScenarioRun. A run the spec does not apply to
+// (its manifest's scenario and provider) is decided here, at the header:
+// nothing after it is judged, and the live driver drives nothing.
 func (r *run) Manifest(m bundle.Manifest) {
 	if r.scenario == "" {
 		r.scenario = assert.Scenario(m.Scenario)
+	}
+	r.provider = assert.ManifestProvider(m)
+	if na := assert.Inapplicable(r.notApplicable, assert.Scenario(m.Scenario), r.provider); na != nil {
+		r.inapplicable, r.phase = na, replay.PhaseNotApplicable
 	}
 }
 
@@ -168,6 +210,9 @@ func (r *run) Status() replay.Status {
 func (r *run) Verdict() (assert.Verdict, bool) {
 	if !r.verificationRun() {
 		return assert.Verdict{}, false
+	}
+	if r.phase == replay.PhaseNotApplicable {
+		return assert.Verdict{Status: assert.StatusNotApplicable, Scenario: r.scenario, Provider: r.provider, Reason: r.inapplicable.Reason}, true
 	}
 	v := assert.Verdict{Status: assert.StatusPassed, Scenario: r.scenario, ThreadID: r.parentThread}
 	if r.final != nil {

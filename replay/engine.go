@@ -13,14 +13,17 @@ import (
 )
 
 // Engine phases reported in Status.Phase, after the driver's (marks.go):
-// PhaseRunning is both. PhasePassed, PhaseFailed and PhaseSkipped are the
-// verdict's statuses; a scenario has phases of its own between them (what
+// PhaseRunning is both. PhasePassed, PhaseFailed, PhaseSkipped and
+// PhaseNotApplicable are the verdict's statuses; a scenario has phases of its own between them (what
 // the live driver must do next: delivery.PhaseNestedRead, ...).
 const (
 	PhasePassed = Phase(assert.StatusPassed)
 	PhaseFailed = Phase(assert.StatusFailed)
 	// PhaseSkipped: the stream ended and held no verification run to check.
 	PhaseSkipped = Phase(assert.StatusSkipped)
+	// PhaseNotApplicable: the run's scenario cannot apply to its provider
+	// (decided at the header): the live driver drives nothing.
+	PhaseNotApplicable = Phase(assert.StatusNotApplicable)
 )
 
 // Status is the engine's progress, which the live driver acts on.
@@ -466,7 +469,9 @@ func (e *Engine) Verdict() assert.Verdict {
 	}
 	v.Suites = append(scen, suites...)
 	for _, s := range suites {
-		if v.Status == assert.StatusPassed && s.Failure != nil {
+		// A protocol the run broke fails it, whether its scenario passed
+		// or did not apply.
+		if (v.Status == assert.StatusPassed || v.Status == assert.StatusNotApplicable) && s.Failure != nil {
 			f := *s.Failure
 			v.Status, v.Failure = assert.StatusFailed, &f
 		}

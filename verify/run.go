@@ -221,9 +221,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			opts.Hooks.Secret(cli.apiKey)
 		}
 	}
-	stopStatus := r.showStatus()
-	interrupted := r.drive(ctx)
-	stopStatus()
+	interrupted := false
+	// A scenario that does not apply to the run's provider is decided at
+	// the header: there is nothing to drive, only the verdict to record.
+	if live.Status().Phase != replay.PhaseNotApplicable {
+		stopStatus := r.showStatus()
+		interrupted = r.drive(ctx)
+		stopStatus()
+	}
 
 	// The verdict covers every event up to this mark, live and in replay: the
 	// engine decides it at the mark, so what is recorded after it is not judged.

@@ -82,7 +82,11 @@ func (b *builder) is(fault string) bool { return b.o.Fault == fault }
 
 // run builds the whole run.
 func (b *builder) run() {
-	b.add(bundle.Event{Kind: bundle.KindHeader, Body: bundle.Text(mustJSON(Header(b.o.Scenario)))})
+	h := Header(b.o.Scenario)
+	if b.o.Provider != "" {
+		h.Manifest.Options = map[string]string{assert.OptionProviderDriver: string(b.o.Provider)}
+	}
+	b.add(bundle.Event{Kind: bundle.KindHeader, Body: bundle.Text(mustJSON(h))})
 	b.server(bundle.KindProcStart, bundle.Event{Attrs: mustJSON(map[string]any{"argv": []string{"t3", "start", "--bootstrap-fd", "3", "--log-level", "debug"}, "pid": 4242})})
 	b.server(bundle.KindProcLog, bundle.Event{Type: bundle.TypeStdout, Body: bundle.Text([]byte(t3.ReadyLogLine))})
 	b.server(bundle.KindProcReady, bundle.Event{Body: bundle.Text([]byte(t3.ReadyLogLine))})

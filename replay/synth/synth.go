@@ -34,6 +34,10 @@ type Options struct {
 	FillerBytes int
 	// Polls repeats the middle observations this many extra times (a long run).
 	Polls int
+	// Provider, when set, is the provider driver the manifest names
+	// (assert.OptionProviderDriver); unset, the manifest names none, as
+	// every bundle recorded before a second provider.
+	Provider assert.Provider
 }
 
 // Fixed facts of every synthetic run.
