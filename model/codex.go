@@ -31,6 +31,9 @@ var (
 	codexExitRe    = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)`)
 	codexSessionRe = regexp.MustCompile(`(?m)^Process running with session ID (\d+)`)
 	codexWallRe    = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\s*(?:\nOutput:)?\s*$`)
+	// codexWallHeadRe is that part at the head of an output given as one
+	// text (codex app-server 0.169.0 hands an MCP result over so).
+	codexWallHeadRe = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\r?\nOutput:\r?\n`)
 )
 
 // codexOutput splits an exec_command or write_stdin output into the
@@ -201,10 +204,12 @@ func orEmpty(s string) string {
 }
 
 // mcpText is an MCP tool's output as Codex hands it over: its content
-// parts, less Codex's own "Wall time: ... Output:" part.
+// parts, less Codex's own "Wall time: ... Output:" part (a part of its own,
+// as `codex exec` gives it, or the head of one text, as `codex app-server`
+// does).
 func mcpText(o openai.Output) string {
 	if o.Parts == nil {
-		return o.Text
+		return codexWallHeadRe.ReplaceAllString(o.Text, "")
 	}
 	var parts []string
 	for _, p := range o.Parts {

@@ -116,6 +116,10 @@ func TestRespondCodexConversations(t *testing.T) {
 		// Codex 0.169.0 hands an MCP result with isError to the model as
 		// its text alone, with no mark: the plan cannot tell it failed.
 		{"an MCP error has no mark", tools, []openai.Item{user(idle), fcall("c1", "mcp__t3_code", "delegate_task", `{}`), mcpOut("c1", "no active run")}, model.StepRelease, "message PARENT_RELEASED"},
+		// codex app-server 0.169.0 hands an MCP result over as one text,
+		// its "Wall time" head first (T3 0.0.33's task_status: the result
+		// is its summary).
+		{"an MCP result as one text", tools, []openai.Item{user(idle), fcall("c1", "mcp__t3_code", "delegate_task", `{}`), mcpOut("c1", `{"taskId":"t-9"}`), user(wake), fcall("c2", "mcp__t3_code", "task_status", `{"taskId":"t-9"}`), out("c2", "Wall time: 0.0585 seconds\nOutput:\n{\"taskId\":\"t-9\",\"status\":\"completed\",\"summary\":\"RESULT_x\"}")}, model.StepAnswer, "message ACK:RESULT_x"},
 		{"child command failed", tools, []openai.Item{user(child), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate"}`), out("c1", "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 22\nOutput:\ncurl: (22) 404")}, model.StepFailed, "message curl: (22) 404"},
 		{"active fetches the parent gate", tools, []openai.Item{user(active), fcall("c1", "mcp__t3_code", "delegate_task", `{}`), mcpOut("c1", `{"taskId":"t-9"}`)}, model.StepFetchParent, `call /exec_command {"cmd":"curl --fail --silent http://g/gate/parent","yield_time_ms":30000}`},
 		{"active polls the parent gate", tools, []openai.Item{user(active), fcall("c1", "mcp__t3_code", "delegate_task", `{}`), mcpOut("c1", `{"taskId":"t-9"}`), fcall("c2", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate/parent","yield_time_ms":30000}`), out("c2", "Wall time: 30 seconds\nProcess running with session ID 7\nOutput:\n")}, model.StepPoll, `call /write_stdin {"chars":"","session_id":7,"yield_time_ms":300000}`},

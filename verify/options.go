@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -113,6 +114,10 @@ type Options struct {
 	// $ANTHROPIC_BASE_URL when set, else PublicModelAPI
 	// (DefaultModelUpstream).
 	RealModel bool
+
+	// What withDefaults learned of ProviderCLI: its driver (DriverClaude,
+	// DriverCodex) and what its --version printed.
+	driver, cliVersion string
 }
 
 // OptionError is a bad option value; the CLI maps it to a usage error.
@@ -208,12 +213,30 @@ func (o Options) withDefaults() (Options, error) {
 		if err := checkProviderCLI(o.ProviderCLI); err != nil {
 			return o, err
 		}
+		if o.cliVersion, o.driver, err = probeCLI(context.Background(), o.ProviderCLI); err != nil {
+			return o, err
+		}
+		if o, err = checkProviderDriver(o); err != nil {
+			return o, err
+		}
 	}
 	if o.Provider == "" {
 		o.Provider = DefaultProvider
 	}
+	if o.driver == "" {
+		o.driver = DriverClaude
+		if o.Provider == DriverCodex {
+			o.driver = DriverCodex
+		}
+	}
+	if o.driver == DriverCodex && o.ProviderCLI == "" && (strings.TrimSpace(o.ServerCmd) == "" || o.ScriptedProvider) {
+		return o, &OptionError{"--provider", o.Provider, "Codex needs the real Codex CLI: give --provider-cli PATH (e.g. \"$(command -v codex)\"); there is no scripted Codex provider"}
+	}
 	if o.Model == "" {
 		o.Model = DefaultModel
+		if o.driver == DriverCodex {
+			o.Model = DefaultCodexModel
+		}
 	}
 	if o.Iteration == 0 {
 		o.Iteration = 1

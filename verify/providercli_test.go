@@ -228,8 +228,9 @@ func TestProviderCLIModelFault(t *testing.T) {
 }
 
 // TestProviderCLIOptions: a path that is not a runnable CLI, the real CLI
-// with the scripted provider, and a model fault without the real CLI are
-// option errors before anything starts.
+// with the scripted provider, a model fault without the real CLI, a
+// --provider that is not the CLI's, Codex without its CLI and a Codex CLI
+// with a Messages API cassette are option errors before anything starts.
 func TestProviderCLIOptions(t *testing.T) {
 	dir := t.TempDir()
 	script := func(name, body string, mode os.FileMode) string {
@@ -243,13 +244,16 @@ func TestProviderCLIOptions(t *testing.T) {
 	fails := script("fails", "echo no such thing >&2\nexit 3\n", 0o755)
 	silent := script("silent", "exit 0\n", 0o755)
 	other := script("other", "echo '1.0.2 (Other CLI)'\n", 0o755)
+	fakeClaude := script("fake-claude", "echo '2.1.328 (Claude Code)'\n", 0o755)
+	fakeCodex := script("fake-codex", "echo 'codex-cli 0.169.0'\n", 0o755)
+	tape := script("tape.zst", "", 0o644)
 	for _, tc := range []struct {
 		name string
 		opts verify.Options
 		want string
 	}{
-		{"version empty", verify.Options{ProviderCLI: silent}, "not the Claude Code CLI: `--version` printed \"\""},
-		{"/bin/true", verify.Options{ProviderCLI: "/bin/true"}, `invalid --provider-cli "/bin/true": not the Claude Code CLI`},
+		{"version empty", verify.Options{ProviderCLI: silent}, "not the Claude Code CLI nor the Codex CLI: `--version` printed \"\""},
+		{"/bin/true", verify.Options{ProviderCLI: "/bin/true"}, `invalid --provider-cli "/bin/true": not the Claude Code CLI nor the Codex CLI`},
 		{"version of another program", verify.Options{ProviderCLI: other}, `printed "1.0.2 (Other CLI)"`},
 		{"missing", verify.Options{ProviderCLI: filepath.Join(dir, "nope")}, "no such file"},
 		{"directory", verify.Options{ProviderCLI: dir}, "directory"},
@@ -257,6 +261,13 @@ func TestProviderCLIOptions(t *testing.T) {
 		{"version fails", verify.Options{ProviderCLI: fails}, "no such thing"},
 		{"with the scripted provider", verify.Options{ProviderCLI: fails, ScriptedProvider: true}, "--scripted-provider"},
 		{"model fault alone", verify.Options{Fault: model.FaultOverloaded}, "--provider-cli"},
+		{"the Codex CLI as claudeAgent", verify.Options{ProviderCLI: fakeCodex, Provider: verify.DriverClaude},
+			`invalid --provider "claudeAgent": --provider-cli ` + fakeCodex + ` is the Codex CLI (codex-cli 0.169.0), whose provider is codex: give --provider codex, or the CLI of provider claudeAgent`},
+		{"the Claude Code CLI as codex", verify.Options{ProviderCLI: fakeClaude, Provider: verify.DriverCodex},
+			`invalid --provider "codex": --provider-cli ` + fakeClaude + ` is the Claude Code CLI (2.1.328 (Claude Code)), whose provider is claudeAgent: give --provider claudeAgent`},
+		{"codex without its CLI", verify.Options{Provider: verify.DriverCodex}, `invalid --provider "codex": Codex needs the real Codex CLI: give --provider-cli PATH`},
+		{"codex with the scripted provider", verify.Options{Provider: verify.DriverCodex, ServerCmd: "/bin/true", ScriptedProvider: true}, "there is no scripted Codex provider"},
+		{"the Codex CLI with a model cassette", verify.Options{ProviderCLI: fakeCodex, ModelCassette: []string{tape}}, "the Codex CLI's (the Responses API) cannot be played from them"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Scenario, tc.opts.OutDir, tc.opts.Executable = assert.ScenarioIdle, filepath.Join(t.TempDir(), "out"), wireproofBin

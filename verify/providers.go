@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -105,6 +106,9 @@ func (t *providerTap) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		switch f.Dir {
 		case claude.TapIn:
+			for _, s := range stdinCredentials(f.Line) {
+				t.learn(s)
+			}
 			io.WriteString(in, f.Line+"\n")
 		case claude.TapOut:
 			io.WriteString(out, f.Line+"\n")
@@ -129,11 +133,46 @@ func providerCredentials(argv []string) []string {
 	}
 	var out []string
 	for _, s := range cfg.MCPServers {
-		for _, v := range s.Headers {
-			out = append(out, v)
-			if _, tok, ok := strings.Cut(v, " "); ok && tok != "" {
-				out = append(out, tok)
-			}
+		out = append(out, headerSecrets(s.Headers)...)
+	}
+	return out
+}
+
+// stdinCredentials are the secrets in a line the server wrote to a
+// provider's stdin: the header values of the MCP servers a Codex request
+// configures (params.config.mcp_servers.*.http_headers, T3's per-session
+// bearer token), bare and with their scheme.
+func stdinCredentials(line string) []string {
+	if !strings.Contains(line, `"http_headers"`) {
+		return nil
+	}
+	var m struct {
+		Params struct {
+			Config struct {
+				MCPServers map[string]struct {
+					Headers map[string]string `json:"http_headers"`
+				} `json:"mcp_servers"`
+			} `json:"config"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range m.Params.Config.MCPServers {
+		out = append(out, headerSecrets(s.Headers)...)
+	}
+	return out
+}
+
+// headerSecrets are the values of headers (credentials), bare and, when
+// they have a scheme ("Bearer tok"), without it.
+func headerSecrets(h map[string]string) []string {
+	var out []string
+	for _, v := range h {
+		out = append(out, v)
+		if _, tok, ok := strings.Cut(v, " "); ok && tok != "" {
+			out = append(out, tok)
 		}
 	}
 	return out
@@ -166,18 +205,35 @@ func installScriptedProvider(dir, home, exe string) error {
 // path as the providers.claudeAgent.binaryPath setting into the server's
 // fresh home.
 func installClaude(dir, home, script string) error {
+	return installShim(dir, home, "claude", script, DriverClaude, nil)
+}
+
+// installCodex writes script as the executable `codex` in dir, and its
+// path and the Codex CLI's home as the providers.codex binaryPath and
+// homePath settings (T3 starts the CLI as `<binaryPath> app-server` with
+// CODEX_HOME=<homePath>) into the server's fresh home.
+func installCodex(dir, home, script, codexHome string) error {
+	return installShim(dir, home, "codex", script, DriverCodex, map[string]string{"homePath": codexHome})
+}
+
+// installShim writes script as the executable name in dir, and the
+// providers.<driver> settings (binaryPath: the executable, and more) into
+// <home>/userdata/settings.json.
+func installShim(dir, home, name, script, driver string, more map[string]string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	shim := filepath.Join(dir, "claude")
+	shim := filepath.Join(dir, name)
 	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
-		return fmt.Errorf("writing the server's claude: %w", err)
+		return fmt.Errorf("writing the server's %s: %w", name, err)
 	}
 	settings := filepath.Join(home, "userdata", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
 		return err
 	}
-	b, _ := json.MarshalIndent(map[string]any{"providers": map[string]any{"claudeAgent": map[string]string{"binaryPath": shim}}}, "", "  ")
+	provider := map[string]string{"binaryPath": shim}
+	maps.Copy(provider, more)
+	b, _ := json.MarshalIndent(map[string]any{"providers": map[string]any{driver: provider}}, "", "  ")
 	if err := os.WriteFile(settings, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing the server's settings: %w", err)
 	}

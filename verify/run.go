@@ -108,7 +108,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	var cli *providerCLI
 	if opts.ProviderCLI != "" {
-		if cli, err = newProviderCLI(ctx, opts.ProviderCLI, filepath.Join(ws.dir, "provider-home")); err != nil {
+		if cli, err = newProviderCLI(opts, filepath.Join(ws.dir, "provider-home")); err != nil {
 			return nil, err
 		}
 		if k := os.Getenv("ANTHROPIC_API_KEY"); k != "" && opts.ModelUpstream != "" {
@@ -154,6 +154,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				"port":          fmt.Sprint(port),
 
 				"scriptedProvider": fmt.Sprint(opts.ScriptedProvider),
+				"providerDriver":   opts.driver,
 			},
 		},
 	}
@@ -460,7 +461,10 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 			defer cancel()
 			m.close(stopCtx)
 		}()
-		cliEnv = r.cli.env(m.url)
+		if cliEnv, err = r.cli.env(m.url); err != nil {
+			r.mark(replay.MarkSetupFailed, replay.StepMark{Step: replay.StepModel, Error: err.Error()})
+			return false
+		}
 	}
 	r.env = providerEnv(tap.URL(), proxy.URL, strings.TrimPrefix(r.origin, "http://"), r.shimDir, cliEnv)
 

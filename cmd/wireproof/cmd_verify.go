@@ -73,6 +73,11 @@ through 'wireproof provider wrap', against wireproof's scripted Messages API on
 loopback. The bundle holds the client's traffic, the CLI's stdio, its MCP
 requests and its model calls; its API key is a random one of the run, its home
 a private directory of the run. --fault then also takes a model fault.
+A Codex CLI at PATH (its --version says codex-cli) runs the server's codex
+sessions the same way (--provider codex, implied): the server is given it as
+providers.codex.binaryPath and a private CODEX_HOME as homePath, whose
+config.toml names wireproof's scripted Responses API; Codex has no scripted
+stand-in, so --provider codex needs --provider-cli.
 --scripted-provider instead runs wireproof's own stand-in for the CLI.
 --model-cassette BUNDLE|DIR (repeatable, with --provider-cli) answers the CLI's
 model calls from the ones recorded in earlier runs' bundles instead of the
@@ -98,7 +103,8 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 --keep failed keeps only the bundles of runs that did not pass.`,
 		Example: `  wireproof verify
   wireproof verify --scenario nested --out ./evidence
-  wireproof verify --server-cmd "node /path/to/t3code/apps/server/src/bin.ts" --scenario idle`,
+  wireproof verify --server-cmd "node /path/to/t3code/apps/server/src/bin.ts" --scenario idle
+  wireproof verify --provider codex --provider-cli "$(command -v codex)" --scenario idle`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := opts
@@ -111,8 +117,8 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.StringVar(&opts.scenario, "scenario", string(verify.ScenarioAll), "all, idle, active, native or nested")
 	f.IntVar(&opts.repeat, "repeat", 1, "run the scenarios this many times")
 	durationFlag(f, &opts.timeout, "timeout", verify.DefaultTimeout, "how long a run may take: a duration (90s, 2m) or seconds (90)")
-	f.StringVar(&opts.provider, "provider", verify.DefaultProvider, "provider instance id")
-	f.StringVar(&opts.model, "model", verify.DefaultModel, "model name")
+	f.StringVar(&opts.provider, "provider", "", "provider instance id: "+verify.DriverClaude+" or "+verify.DriverCodex+" (default "+verify.DefaultProvider+", or the --provider-cli's: "+verify.DriverCodex+" for the Codex CLI)")
+	f.StringVar(&opts.model, "model", "", "model name (default "+verify.DefaultModel+"; for "+verify.DriverCodex+" "+verify.DefaultCodexModel+")")
 	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
 	f.StringVar(&opts.cli, "provider-cli", "", "run the server's Claude sessions on the real Claude Code CLI at this path, against wireproof's scripted model API (docs/providers.md): no credentials needed, Node not needed by wireproof")

@@ -35,7 +35,7 @@ import (
 )
 
 // EnvHome is a directory the CLI uses as its HOME and, below it,
-// CLAUDE_CONFIG_DIR (.claude) and TMPDIR (tmp), so the user's own
+// CLAUDE_CONFIG_DIR (.claude), CODEX_HOME (.codex) and TMPDIR (tmp), so the user's own
 // configuration, credentials and history are neither used nor touched, and
 // nothing of the run is left in the system's temporary directory. Unset:
 // the caller's.
@@ -48,6 +48,9 @@ const EnvHome = "WIREPROOF_PROVIDER_HOME"
 var CredentialEnv = []string{
 	"ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
 	"CLAUDE_CODE_USE_FOUNDRY", "AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_CUSTOM_HEADERS", "CLAUDECODE",
+	// The Codex CLI's: its OpenAI key and endpoint, and its own key variable.
+	"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT", "CODEX_API_KEY",
+	"AZURE_OPENAI_API_KEY",
 }
 
 // Options are the process's surroundings; nil fields mean the process's own.
@@ -112,9 +115,17 @@ func Run(ctx context.Context, args []string, o *Options) (int, error) {
 	}
 	cli, cliArgs := args[0], args[1:]
 	home := opts.Getenv(EnvHome)
-	run, err := rewriteMCP(cliArgs, opts.Getenv(claude.EnvMCPProxy), opts.Getenv(claude.EnvMCPUpstream), home)
+	proxy, upstream, err := mcpProxy(opts.Getenv(claude.EnvMCPProxy), opts.Getenv(claude.EnvMCPUpstream))
 	if err != nil {
 		return 2, &UsageError{err.Error()}
+	}
+	run, err := rewriteMCP(cliArgs, proxy, upstream, home)
+	if err != nil {
+		return 2, &UsageError{err.Error()}
+	}
+	var rewriteIn func([]byte) []byte
+	if proxy != nil {
+		rewriteIn = func(line []byte) []byte { return rewriteStdinMCP(line, proxy, upstream) }
 	}
 	env, err := Env(opts.Environ, home)
 	if err != nil {
@@ -177,11 +188,11 @@ func Run(ctx context.Context, args []string, o *Options) (int, error) {
 	// CLI's stdout and stderr until the CLI closes them.
 	var outs sync.WaitGroup
 	go func() {
-		relay(opts.Stdin, stdin, tap, claude.TapIn)
+		relay(opts.Stdin, stdin, tap, claude.TapIn, rewriteIn)
 		stdin.Close()
 	}()
-	outs.Go(func() { relay(stdout, opts.Stdout, tap, claude.TapOut) })
-	outs.Go(func() { relay(stderr, opts.Stderr, tap, claude.TapErr) })
+	outs.Go(func() { relay(stdout, opts.Stdout, tap, claude.TapOut, nil) })
+	outs.Go(func() { relay(stderr, opts.Stderr, tap, claude.TapErr, nil) })
 	outs.Wait()
 	werr := cmd.Wait()
 	close(stopSignals)
@@ -204,8 +215,9 @@ func Run(ctx context.Context, args []string, o *Options) (int, error) {
 // relay copies r to w line by line, tapping each line (without its newline)
 // as dir. A final line without a newline is relayed and tapped too. A write
 // error stops the relay from writing but not from reading: the other side has
-// gone, and the CLI must not block on a full pipe.
-func relay(r io.Reader, w io.Writer, tap *claude.Tap, dir string) {
+// gone, and the CLI must not block on a full pipe. rewrite, if set, is
+// applied to each line after it is tapped, before it is passed on.
+func relay(r io.Reader, w io.Writer, tap *claude.Tap, dir string, rewrite func([]byte) []byte) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	writing := true
 	for {
@@ -215,6 +227,9 @@ func relay(r io.Reader, w io.Writer, tap *claude.Tap, dir string) {
 			text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
 			if strings.TrimSpace(text) != "" {
 				tap.Send(claude.TapFrame{Dir: dir, Line: text})
+			}
+			if rewrite != nil {
+				line = rewrite(line)
 			}
 			if writing {
 				if _, werr := w.Write(line); werr != nil {
@@ -253,39 +268,53 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
+// CodexHome is the Codex CLI's CODEX_HOME below a private home (EnvHome):
+// where verify writes its config.toml.
+func CodexHome(home string) string { return filepath.Join(home, ".codex") }
+
 // Env is the CLI's environment: the caller's without its credentials and
 // provider switches (CredentialEnv), and with the private home when one is
-// set, its TMPDIR below it (the CLI leaves its task output files and sockets
-// in TMPDIR; they go with the home).
+// set, the Claude CLI's and the Codex CLI's configuration directories and
+// TMPDIR below it (the CLI leaves its task output files and sockets in
+// TMPDIR; they go with the home).
 func Env(environ []string, home string) ([]string, error) {
 	drop := CredentialEnv
 	if home != "" {
-		drop = append(slices.Clip(drop), "HOME", "CLAUDE_CONFIG_DIR", "TMPDIR")
+		drop = append(slices.Clip(drop), "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "TMPDIR")
 	}
 	out := WithoutEnv(environ, drop)
 	if home != "" {
-		cfg, tmp := filepath.Join(home, ".claude"), filepath.Join(home, "tmp")
-		for _, d := range []string{cfg, tmp} {
+		cfg, codex, tmp := filepath.Join(home, ".claude"), CodexHome(home), filepath.Join(home, "tmp")
+		for _, d := range []string{cfg, codex, tmp} {
 			if err := os.MkdirAll(d, 0o700); err != nil {
 				return nil, fmt.Errorf("making the CLI's home: %w", err)
 			}
 		}
-		out = append(out, "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "TMPDIR="+tmp)
+		out = append(out, "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "CODEX_HOME="+codex, "TMPDIR="+tmp)
 	}
 	return out, nil
+}
+
+// mcpProxy reads the recording proxy's origin and the upstream host:port it
+// stands in front of; a nil proxy means none (either is unset).
+func mcpProxy(proxy, upstream string) (*url.URL, string, error) {
+	if proxy == "" || upstream == "" {
+		return nil, "", nil
+	}
+	p, err := url.Parse(proxy)
+	if err != nil || p.Host == "" {
+		return nil, "", fmt.Errorf("%s=%q is not an origin such as http://127.0.0.1:PORT", claude.EnvMCPProxy, proxy)
+	}
+	return p, upstream, nil
 }
 
 // rewriteMCP returns args with every --mcp-config server whose URL names the
 // upstream host:port sent to the proxy's origin instead. A configuration
 // given as a file is rewritten into a new file in dir (or the system temp
-// directory). Without a proxy, args are returned as they are.
-func rewriteMCP(args []string, proxy, upstream, dir string) ([]string, error) {
-	if proxy == "" || upstream == "" {
+// directory). Without a proxy (nil), args are returned as they are.
+func rewriteMCP(args []string, p *url.URL, upstream, dir string) ([]string, error) {
+	if p == nil {
 		return args, nil
-	}
-	p, err := url.Parse(proxy)
-	if err != nil || p.Host == "" {
-		return nil, fmt.Errorf("%s=%q is not an origin such as http://127.0.0.1:PORT", claude.EnvMCPProxy, proxy)
 	}
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {
@@ -328,28 +357,11 @@ func rewriteConfig(value string, proxy *url.URL, upstream, dir string) (string, 
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return "", fmt.Errorf("--mcp-config: not an MCP configuration: %w", err)
 	}
-	var servers map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(doc["mcpServers"], &servers); err != nil || servers == nil {
-		return value, nil
-	}
-	changed := false
-	for _, s := range servers {
-		var raw string
-		if json.Unmarshal(s["url"], &raw) != nil {
-			continue
-		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Host != upstream {
-			continue
-		}
-		u.Scheme, u.Host = proxy.Scheme, proxy.Host
-		s["url"], _ = json.Marshal(u.String())
-		changed = true
-	}
+	servers, changed := rewriteServers(doc["mcpServers"], proxy, upstream)
 	if !changed {
 		return value, nil
 	}
-	doc["mcpServers"], _ = json.Marshal(servers)
+	doc["mcpServers"] = servers
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return "", err

@@ -80,7 +80,7 @@ func TestWrapRelaysAndTaps(t *testing.T) {
 		claude.EnvTap: ts.URL, claude.EnvMCPProxy: "http://127.0.0.1:5000", claude.EnvMCPUpstream: "127.0.0.1:4000",
 		cliwrap.EnvHome: home,
 	}
-	environ := append(testkit.HelperEnv("fakecli"), "CLAUDE_CODE_OAUTH_TOKEN=users-own", "HOME=/root/not-this")
+	environ := append(testkit.HelperEnv("fakecli"), "CLAUDE_CODE_OAUTH_TOKEN=users-own", "HOME=/root/not-this", "OPENAI_API_KEY=users-own", "CODEX_HOME=/root/.codex")
 	stdin := strings.NewReader("{\"a\":1}\n\n{\"b\":2}\n")
 	var stdout, stderr bytes.Buffer
 	code, err := cliwrap.Run(context.Background(), argv, &cliwrap.Options{
@@ -121,15 +121,59 @@ func TestWrapRelaysAndTaps(t *testing.T) {
 		t.Errorf("stdout lines tapped (-want +got):\n%s", diff)
 	}
 	errs := ts.lines(claude.TapErr)
-	wantEnv := "HOME=" + home + " CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude") + " TMPDIR=" + filepath.Join(home, "tmp") + ` token=""`
+	wantEnv := "HOME=" + home + " CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude") + " CODEX_HOME=" + cliwrap.CodexHome(home) + " TMPDIR=" + filepath.Join(home, "tmp") + ` token="" openai=""`
 	if len(errs) != 2 || !strings.Contains(errs[0], "127.0.0.1:5000") || errs[1] != wantEnv {
 		t.Errorf("stderr lines tapped: %q\nwant the proxied URL in the args, then %q", errs, wantEnv)
 	}
 	if !strings.Contains(stderr.String(), wantEnv) {
 		t.Errorf("stderr not relayed: %q", stderr.String())
 	}
-	if st, err := os.Stat(filepath.Join(home, ".claude")); err != nil || !st.IsDir() {
-		t.Errorf("the private config dir: %v", err)
+	for _, d := range []string{filepath.Join(home, ".claude"), cliwrap.CodexHome(home)} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			t.Errorf("the private config dir: %v", err)
+		}
+	}
+}
+
+// TestWrapCodexStdin: the Codex CLI is given its MCP servers on stdin, in
+// a JSON-RPC request's params.config.mcp_servers (T3's thread/start); the
+// wrapper passes such a line on with the URL of a server the recording
+// proxy stands in front of sent through the proxy, and taps it as the
+// server wrote it. Other lines, and servers elsewhere, pass unchanged.
+func TestWrapCodexStdin(t *testing.T) {
+	ts := newTapServer(t)
+	env := map[string]string{claude.EnvTap: ts.URL, claude.EnvMCPProxy: "http://127.0.0.1:5000", claude.EnvMCPUpstream: "127.0.0.1:4000"}
+	start := `{"id":2,"method":"thread/start","params":{"cwd":"/w","config":{"mcp_servers":{"t3-code":{"url":"http://127.0.0.1:4000/mcp","http_headers":{"Authorization":"Bearer tok"}},"other":{"url":"http://127.0.0.1:4001/mcp"}}}}}`
+	plain := `{"id":3,"method":"turn/start","params":{"input":[{"type":"text","text":"mcp_servers are named in \"mcp_servers\""}]}}`
+	var stdout, stderr bytes.Buffer
+	code, err := cliwrap.Run(context.Background(), testkit.HelperArgv("app-server"), &cliwrap.Options{
+		Stdin: strings.NewReader(start + "\n" + plain + "\n"), Stdout: &stdout, Stderr: &stderr, Environ: testkit.HelperEnv("fakecli"),
+		Getenv: func(k string) string { return env[k] },
+	})
+	if err != nil || code != 3 {
+		t.Fatalf("Run: code %d, err %v; stderr:\n%s", code, err, stderr.String())
+	}
+	<-ts.done
+	if diff := cmp.Diff([]string{start, plain}, ts.lines(claude.TapIn)); diff != "" {
+		t.Errorf("stdin lines tapped (-want +got), want them as the server wrote them:\n%s", diff)
+	}
+	// fakecli echoes each line it read, upper-cased.
+	var echoed []string
+	for _, l := range ts.lines(claude.TapOut)[:2] {
+		var e struct{ Echo string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		echoed = append(echoed, e.Echo)
+	}
+	var got, want map[string]any
+	_ = json.Unmarshal([]byte(echoed[0]), &got)
+	_ = json.Unmarshal([]byte(strings.ToUpper(strings.Replace(start, "127.0.0.1:4000", "127.0.0.1:5000", 1))), &want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the thread/start the CLI read (-want +got):\n%s", diff)
+	}
+	if echoed[1] != strings.ToUpper(plain) {
+		t.Errorf("the CLI read %q, want %q unchanged", echoed[1], plain)
 	}
 }
 
