@@ -30,3 +30,28 @@ func BenchmarkFind(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeltas streams a model's answer as 32-byte text deltas (server-sent
+// events) through a Deltas with 1, 100 and 2,000 secrets: the cost per event
+// does not grow with their number.
+func BenchmarkDeltas(b *testing.B) {
+	text := strings.Repeat("lorem ipsum dolor sit amet, \u00e9 50% + more. ", 200)
+	msgs := anthropicStream(text, `{"command":"ls -la /tmp","timeout":600000}`, 32, sseWrap)
+	size := 0
+	for _, m := range msgs {
+		size += len(m)
+	}
+	for _, n := range []int{1, 100, 2000} {
+		b.Run(fmt.Sprintf("secrets=%d", n), func(b *testing.B) {
+			red := New(manySecrets(n), nil)
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				d := NewDeltas(red)
+				for _, m := range msgs {
+					d.Next([]byte(m))
+				}
+				d.Flush(true)
+			}
+		})
+	}
+}

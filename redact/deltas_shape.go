@@ -1,0 +1,254 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/wireproof/wireproof/internal/jsonscan"
+)
+
+// deltaShape is what a message is to Deltas: a piece of a keyed text (key
+// set: the string token tok of the message, whose value is val), the end of
+// one text (end), of an item's texts (endGroup) or of a stream's (endFamily),
+// or nothing (all empty).
+type deltaShape struct {
+	key, group, family       string
+	tok                      span
+	val                      []byte
+	end, endGroup, endFamily string
+}
+
+// deltaFields are the value spans of the fields a delta shape reads in one
+// JSON object (a zero span: absent).
+type deltaFields struct {
+	typ, index, delta, itemID, outputIndex, contentIndex, summaryIndex   span
+	method, params, event, parent, text, partialJSON, thinking, id, item span
+}
+
+// parseDelta returns the shape of msg. ends says whether an end matters
+// (some text is open); without it only a delta is looked for.
+func parseDelta(msg []byte, ends bool) deltaShape {
+	if !bytes.Contains(msg, []byte("elta")) && (!ends || !mayEnd(msg)) {
+		return deltaShape{}
+	}
+	start, end, ok := jsonOf(msg)
+	if !ok {
+		return deltaShape{}
+	}
+	f, fend, ok := readFields(msg[:end], start)
+	if !ok || jsonscan.SkipSpace(msg[:end], fend) != end {
+		return deltaShape{}
+	}
+	if f.method.end > 0 {
+		return codexShape(msg, f)
+	}
+	typ, _ := strValue(msg, f.typ)
+	if typ == "stream_event" && f.event.end > 0 {
+		ev, _, ok := readFields(msg, f.event.start)
+		if !ok {
+			return deltaShape{}
+		}
+		return anthropicShape(msg, ev, "claude|"+raw(msg, f.parent))
+	}
+	if strings.HasPrefix(typ, "response.") {
+		return openaiShape(msg, f, typ)
+	}
+	return anthropicShape(msg, f, "anthropic")
+}
+
+// mayEnd reports whether msg may end a text.
+func mayEnd(msg []byte) bool {
+	for _, w := range []string{"_stop", ".done", "completed", "failed", "incomplete"} {
+		if bytes.Contains(msg, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonOf returns where the JSON object of msg is: msg itself (an NDJSON
+// line, a WebSocket message), or the one data line of a server-sent event.
+func jsonOf(msg []byte) (start, end int, ok bool) {
+	i := jsonscan.SkipSpace(msg, 0)
+	if i < len(msg) && msg[i] == '{' {
+		return i, len(msg), true
+	}
+	found := false
+	for ls := 0; ls < len(msg); {
+		le := ls
+		for le < len(msg) && msg[le] != '\n' && msg[le] != '\r' {
+			le++
+		}
+		if line := msg[ls:le]; bytes.HasPrefix(line, []byte("data:")) {
+			if found {
+				return 0, 0, false // an event of several data lines: no delta shape
+			}
+			found = true
+			start, end = ls+len("data:"), le
+			if start < le && msg[start] == ' ' {
+				start++
+			}
+		}
+		ls = le + 1
+	}
+	return start, end, found && start < end && msg[start] == '{'
+}
+
+// readFields reads the fields of the object at b[start] and returns where it
+// ends.
+func readFields(b []byte, start int) (deltaFields, int, bool) {
+	var f deltaFields
+	s := jsonscan.NewScanner(b)
+	s.Seek(start)
+	ok := s.Object(1, func(key []byte, plain bool) bool {
+		s.Space()
+		st := s.Pos()
+		if !s.Skip(2) {
+			return false
+		}
+		sp := span{st, s.Pos()}
+		if !plain {
+			return true
+		}
+		switch string(key) {
+		case "type":
+			f.typ = sp
+		case "index":
+			f.index = sp
+		case "delta":
+			f.delta = sp
+		case "item_id":
+			f.itemID = sp
+		case "itemId":
+			f.itemID = sp
+		case "output_index":
+			f.outputIndex = sp
+		case "content_index", "contentIndex":
+			f.contentIndex = sp
+		case "summary_index", "summaryIndex":
+			f.summaryIndex = sp
+		case "method":
+			f.method = sp
+		case "params":
+			f.params = sp
+		case "event":
+			f.event = sp
+		case "parent_tool_use_id":
+			f.parent = sp
+		case "text":
+			f.text = sp
+		case "partial_json":
+			f.partialJSON = sp
+		case "thinking":
+			f.thinking = sp
+		case "id":
+			f.id = sp
+		case "item":
+			f.item = sp
+		}
+		return true
+	})
+	return f, s.Pos(), ok
+}
+
+// anthropicShape is the shape of a Messages API stream event (family names
+// the stream: a plain one, or the stream_events of one parent tool use).
+func anthropicShape(msg []byte, f deltaFields, family string) deltaShape {
+	typ, _ := strValue(msg, f.typ)
+	switch typ {
+	case "content_block_delta":
+		if f.delta.end == 0 || msg[f.delta.start] != '{' {
+			return deltaShape{}
+		}
+		d, _, ok := readFields(msg, f.delta.start)
+		if !ok {
+			return deltaShape{}
+		}
+		for _, sp := range []span{d.text, d.partialJSON, d.thinking} {
+			if val, ok := strBytes(msg, sp); ok {
+				k := family + "|" + raw(msg, f.index)
+				return deltaShape{key: k, group: k, family: family, tok: sp, val: val}
+			}
+		}
+	case "content_block_stop":
+		return deltaShape{end: family + "|" + raw(msg, f.index)}
+	case "message_stop":
+		return deltaShape{endFamily: family}
+	}
+	return deltaShape{}
+}
+
+// openaiShape is the shape of a Responses API stream event.
+func openaiShape(msg []byte, f deltaFields, typ string) deltaShape {
+	item, _ := strValue(msg, f.itemID)
+	ids := item + "|" + raw(msg, f.outputIndex) + "|" + raw(msg, f.contentIndex) + "|" + raw(msg, f.summaryIndex)
+	switch {
+	case strings.HasSuffix(typ, ".delta"):
+		if val, ok := strBytes(msg, f.delta); ok {
+			return deltaShape{key: "openai|" + typ + "|" + ids, group: "openai|" + item, family: "openai", tok: f.delta, val: val}
+		}
+	case typ == "response.output_item.done":
+		if f.item.end > 0 && msg[f.item.start] == '{' {
+			if it, _, ok := readFields(msg, f.item.start); ok {
+				id, _ := strValue(msg, it.id)
+				return deltaShape{endGroup: "openai|" + id}
+			}
+		}
+	case strings.HasSuffix(typ, ".done"):
+		return deltaShape{end: "openai|" + strings.TrimSuffix(typ, ".done") + ".delta|" + ids}
+	case typ == "response.completed" || typ == "response.failed" || typ == "response.incomplete":
+		return deltaShape{endFamily: "openai"}
+	}
+	return deltaShape{}
+}
+
+// codexShape is the shape of a Codex app-server notification.
+func codexShape(msg []byte, f deltaFields) deltaShape {
+	method, _ := strValue(msg, f.method)
+	if f.params.end == 0 || msg[f.params.start] != '{' {
+		return deltaShape{}
+	}
+	p, _, ok := readFields(msg, f.params.start)
+	if !ok {
+		return deltaShape{}
+	}
+	switch {
+	case strings.HasPrefix(method, "item/") && (strings.HasSuffix(method, "/delta") || strings.HasSuffix(method, "Delta")):
+		item, _ := strValue(msg, p.itemID)
+		if val, ok := strBytes(msg, p.delta); ok {
+			k := "codex|" + method + "|" + item + "|" + raw(msg, p.contentIndex) + "|" + raw(msg, p.summaryIndex)
+			return deltaShape{key: k, group: "codex|" + item, family: "codex", tok: p.delta, val: val}
+		}
+	case method == "item/completed":
+		if p.item.end > 0 && msg[p.item.start] == '{' {
+			if it, _, ok := readFields(msg, p.item.start); ok {
+				id, _ := strValue(msg, it.id)
+				return deltaShape{endGroup: "codex|" + id}
+			}
+		}
+	case method == "turn/completed":
+		return deltaShape{endFamily: "codex"}
+	}
+	return deltaShape{}
+}
+
+// raw returns the bytes of a value ("" if absent).
+func raw(b []byte, sp span) string { return string(b[sp.start:sp.end]) }
+
+// strBytes returns the value of the string token at sp.
+func strBytes(b []byte, sp span) ([]byte, bool) {
+	if sp.end-sp.start < 2 || b[sp.start] != '"' {
+		return nil, false
+	}
+	v, ok := jsonscan.AppendUnquote(nil, b[sp.start+1:sp.end-1])
+	if v == nil {
+		v = []byte{}
+	}
+	return v, ok
+}
+
+// strValue is strBytes as a string.
+func strValue(b []byte, sp span) (string, bool) {
+	v, ok := strBytes(b, sp)
+	return string(v), ok
+}

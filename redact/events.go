@@ -1,0 +1,96 @@
+package redact
+
+import "bytes"
+
+// maxEvent bounds one server-sent event an EventStream frames: an event that
+// grows past it without its blank line is no stream of deltas, and the body
+// goes on as a Stream alone.
+const maxEvent = 1 << 20
+
+// An EventStream cuts a server-sent event body (text/event-stream) that
+// arrives in chunks, as a Stream does, and also redacts the texts its events
+// stream as deltas: it frames the body into events at blank lines, passes
+// each event through a Deltas, and the events that releases through a
+// Stream. Its Next and Flush are Stream's; what it returns is the body's
+// bytes, with a secret split across deltas rewritten. A body that turns out
+// not to be events (no blank line within maxEvent bytes) goes on through the
+// Stream alone, as any body does.
+type EventStream struct {
+	deltas *Deltas
+	bytes  *Stream
+	buf    []byte // the start of an unfinished event
+	plain  bool   // not events after all
+}
+
+// NewEventStream returns an EventStream cut and redacted with the secrets of
+// red.
+func NewEventStream(red *Redactor) *EventStream {
+	return &EventStream{deltas: NewDeltas(red), bytes: NewStream(red)}
+}
+
+// Next takes the next chunk and returns the piece that can be recorded now.
+// The piece never shares memory with the chunk or the stream.
+func (s *EventStream) Next(chunk []byte) []byte {
+	if s.plain {
+		return s.bytes.Next(chunk)
+	}
+	s.buf = append(s.buf, chunk...)
+	var out []byte
+	for {
+		n := eventEnd(s.buf)
+		if n < 0 {
+			break
+		}
+		ev := s.buf[:n:n]
+		s.buf = append([]byte(nil), s.buf[n:]...)
+		for _, m := range s.deltas.Next(ev) {
+			out = append(out, m...)
+		}
+	}
+	if len(s.buf) > maxEvent {
+		// Not events: what is held goes on as it stands (a held tail that
+		// may begin a secret is dropped: the deltas end here).
+		for _, m := range s.deltas.Flush(false) {
+			out = append(out, m...)
+		}
+		out = append(out, s.buf...)
+		s.buf, s.plain = nil, true
+	}
+	return s.bytes.Next(out)
+}
+
+// Flush returns what is held back at the end of the body: the held events,
+// and an unfinished last event (as an event, if the body ended; as bytes,
+// its tail that could begin a secret dropped, if it was cut short).
+func (s *EventStream) Flush(ended bool) []byte {
+	var out []byte
+	if ended && len(s.buf) > 0 {
+		out = append(out, s.flushDeltas(s.deltas.Next(s.buf))...)
+		s.buf = nil
+	}
+	out = append(out, s.flushDeltas(s.deltas.Flush(ended))...)
+	out = append(out, s.buf...)
+	s.buf = nil
+	out = s.bytes.Next(out)
+	return append(out, s.bytes.Flush(ended)...)
+}
+
+func (s *EventStream) flushDeltas(ms [][]byte) []byte {
+	var out []byte
+	for _, m := range ms {
+		out = append(out, m...)
+	}
+	return out
+}
+
+// eventEnd returns the length of the first complete event of b (up to and
+// including the blank line that ends it), or -1.
+func eventEnd(b []byte) int {
+	best := -1
+	for _, sep := range [][]byte{[]byte("\n\n"), []byte("\r\n\r\n"), []byte("\r\r")} {
+		if i := bytes.Index(b, sep); i >= 0 && (best < 0 || i+len(sep) < best) {
+			best = i + len(sep)
+		}
+	}
+	return best
+}
