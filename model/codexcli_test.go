@@ -20,26 +20,6 @@ import (
 	"github.com/wireproof/wireproof/verify"
 )
 
-// codexCLI is the real Codex CLI's native binary these tests run: the one
-// testkit.EnvCodexCLI names (CI: the pinned one .ci/run installs), else
-// interop/codex-cli's node_modules. Without one the test skips, or fails
-// under testkit.EnvNodeRequired.
-func codexCLI(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv(testkit.EnvCodexCLI); p != "" {
-		if st, err := os.Stat(p); err != nil || st.IsDir() {
-			t.Fatalf("%s=%s is not the Codex CLI: %v", testkit.EnvCodexCLI, p, err)
-		}
-		return p
-	}
-	p, _ := filepath.Abs("../interop/codex-cli/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
-	if _, err := os.Stat(p); err != nil {
-		testkit.Missing(t, testkit.EnvNodeRequired, "skipping the real Codex CLI tests: set "+testkit.EnvCodexCLI+
-			" to its native binary, or install the pinned one (cd interop/codex-cli && npm ci)")
-	}
-	return p
-}
-
 // t3Tools is a stand-in for the server's MCP endpoint (delegate_task,
 // task_status over Streamable HTTP, JSON answers) and a gate, on loopback.
 type t3Tools struct {
@@ -114,7 +94,7 @@ func (s *t3Tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answers ACK:<secret>, and the delegated task fetches the gate with
 // exec_command and answers the secret bare.
 func TestRealCodexCLI(t *testing.T) {
-	bin := codexCLI(t)
+	bin := testkit.CodexCLI(t, "..")
 	m := startModel(t, "")
 	tools := &t3Tools{secret: "wp-secret-" + fmt.Sprint(time.Now().UnixNano()%1000000)}
 	srv := httptest.NewServer(tools)
