@@ -110,10 +110,15 @@ func modelAPIError(ev *protocol.Event) *Failure {
 
 // modelToolResult: in the conversation a model request carries, every
 // tool_use is answered by exactly one tool_result in the next message, and
-// every tool_result answers a tool_use of the message before it.
+// every tool_result answers a tool_use of the message before it; a
+// Responses answer's function_call is answered by a later request before
+// the bundle ends.
 func modelToolResult(ev *protocol.Event) *Failure {
-	if !isModelProtocol(ev.Protocol) || ev.Kind != protocol.KindRequest || ev.Model == nil || len(ev.Model.Unanswered) == 0 {
+	if !isModelProtocol(ev.Protocol) || (ev.Kind != protocol.KindRequest && ev.Kind != protocol.KindEnd) || ev.Model == nil || len(ev.Model.Unanswered) == 0 {
 		return nil
+	}
+	if ev.Kind == protocol.KindEnd {
+		return responsesNeverAnswered(ev)
 	}
 	if ev.Protocol == protocol.OpenAI {
 		return &Failure{Expected: "each function_call answered by exactly one function_call_output after it",

@@ -2,6 +2,7 @@ package assert
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wireproof/wireproof/protocol"
 )
@@ -10,7 +11,9 @@ import (
 // calls, Protocol OpenAI) as they judge the Messages API: the stream's
 // grammar (model-sse-event, model-sse-order), its end (model-stream-complete:
 // response.completed), errors (model-api-error), function_call ↔
-// function_call_output (model-tool-result), ids (model-id-unique: the
+// function_call_output (model-tool-result: in each request's input, and
+// across requests: an answer's function_call no later request answers
+// before the bundle ends), ids (model-id-unique: the
 // response's, its items', its call_ids) and tools offered
 // (model-tool-offered: a function, or a namespace's function, of the
 // request). model-stop-reason has no Responses counterpart (a response has
@@ -35,4 +38,12 @@ func responsesIncomplete(ev *protocol.Event, m *protocol.ModelCall) *Failure {
 		seen += " (" + ev.Err.Error() + ")"
 	}
 	return &Failure{Expected: "a stream that ends with response.completed", Seen: seen + " in the answer to model call " + ev.ID}
+}
+
+// responsesNeverAnswered is model-tool-result's failure for a function
+// call of a Responses answer that no later request answered before the
+// bundle ended (the decoder's End event without a call).
+func responsesNeverAnswered(ev *protocol.Event) *Failure {
+	return &Failure{Expected: "each function_call of an answer answered by a function_call_output in a later request",
+		Seen: strings.Join(ev.Model.Unanswered, "; ") + " before the bundle ended"}
 }

@@ -22,10 +22,17 @@ type responsesExchange struct {
 	ctype    string
 }
 
-// conformanceFailures decodes the exchanges (one connection each) and
-// returns the conformance suite's failures on the Responses events, as
-// "check: seen".
+// conformanceFailures decodes the exchanges (one connection each), stops
+// the decoding where the bundle ends, and returns the conformance suite's
+// failures on the Responses events, as "check: seen".
 func conformanceFailures(t *testing.T, xs ...responsesExchange) []string {
+	t.Helper()
+	return stoppedFailures(t, bundle.Event{}, xs...)
+}
+
+// stoppedFailures is conformanceFailures stopped at an event of kind
+// at.Kind (a proc.exit: the server stopped; none: the bundle ended).
+func stoppedFailures(t *testing.T, at bundle.Event, xs ...responsesExchange) []string {
 	t.Helper()
 	var got []string
 	r := protocol.NewRouter([]protocol.Route{protocol.HTTPRoute(protocol.NewHTTPDecoder(nil))}, func(ev *protocol.Event) {
@@ -59,6 +66,8 @@ func conformanceFailures(t *testing.T, xs ...responsesExchange) []string {
 		feed(bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text(x.res)})
 		feed(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(x.res))})
 	}
+	at.Seq, at.T = seq+1, int64(seq+1)
+	r.Stop(&at, "stopped")
 	return got
 }
 
@@ -105,6 +114,8 @@ func TestResponsesConformance(t *testing.T) {
 		{"output of no call", []responsesExchange{{req: orphan, res: sse(done)}}, assert.CheckModelToolResult, "answers call_9"},
 		{"id reused", []responsesExchange{{req: first, res: sse(delegate)}, {req: second, res: sse(delegate)}}, assert.CheckModelIDUnique, "response id resp_1"},
 		{"tool not offered", []responsesExchange{{req: first, res: sse(unknown)}}, assert.CheckModelToolOffered, `calls "delegate_task"`},
+		{"a call never answered", []responsesExchange{{req: first, res: sse(delegate)}}, assert.CheckModelToolResult,
+			"function_call call_1 (delegate_task) of the answer to model call o1 (seq 5) has no function_call_output in any later request before the bundle ended"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := conformanceFailures(t, tc.xs...)
@@ -118,5 +129,22 @@ func TestResponsesConformance(t *testing.T) {
 				t.Errorf("failures %q, want the first %s seeing %q", got, tc.want, tc.seen)
 			}
 		})
+	}
+}
+
+// TestResponsesCallCutByServerStop: a function call still unanswered when
+// the server stops is the stop's doing, not judged; the same at the
+// bundle's end fails model-tool-result there.
+func TestResponsesCallCutByServerStop(t *testing.T) {
+	req := []byte(`{"model":"m","stream":true,"input":"go","tools":[{"type":"function","name":"exec_command"}]}`)
+	res := sse(&openai.Response{ID: "resp_1", Object: "response", Status: openai.StatusCompleted,
+		Output: []openai.Item{{Type: openai.ItemFunctionCall, ID: "fc_1", CallID: "call_1", Name: "exec_command", Arguments: `{"cmd":"true"}`, Status: "completed"}}})
+	if got := stoppedFailures(t, bundle.Event{Kind: bundle.KindProcExit, Conn: "server"}, responsesExchange{req: req, res: res}); len(got) != 0 {
+		t.Errorf("failures at the server's stop: %q", got)
+	}
+	got := conformanceFailures(t, responsesExchange{req: req, res: res})
+	want := []string{assert.CheckModelToolResult + ": function_call call_1 (exec_command) of the answer to model call o1 (seq 5) has no function_call_output in any later request before the bundle ended"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("failures at the bundle's end (-want +got):\n%s", d)
 	}
 }

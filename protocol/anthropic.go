@@ -98,9 +98,12 @@ const CassetteHeader = "X-Wireproof-Cassette"
 // earlier model call's answer made.
 type ToolAnswer struct {
 	ToolUseID, Name string
-	UseConn         string // the model call whose answer called the tool
-	UseSeq          uint64 // the end of that answer
-	IsError         bool
+	// Protocol is the API of the answer that made the call: Anthropic (a
+	// tool_use) or OpenAI (a function_call).
+	Protocol Name
+	UseConn  string // the model call whose answer called the tool
+	UseSeq   uint64 // the end of that answer
+	IsError  bool
 }
 
 // modelCalls is the HTTP decoder's Anthropic side: the ids answered so far,
@@ -432,7 +435,7 @@ func (d *modelCalls) remember(msg *anthropic.Response, conn string, seq uint64) 
 	for _, b := range msg.ToolUses() {
 		note("tool_use", b.ID)
 		if b.ID != "" {
-			d.pending[b.ID] = ToolAnswer{ToolUseID: b.ID, Name: b.Name, UseConn: conn, UseSeq: seq}
+			d.pending[b.ID] = ToolAnswer{ToolUseID: b.ID, Name: b.Name, Protocol: Anthropic, UseConn: conn, UseSeq: seq}
 		}
 	}
 	return reused

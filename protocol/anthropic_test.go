@@ -168,7 +168,7 @@ func TestAnthropicDecoder(t *testing.T) {
 	answering := bytes.ReplaceAll(releaseReq, []byte("toolu_wp573a3fd8c5f55e6f87edf5"), []byte("toolu_wp00abc022247d1feab2ec33"))
 	answeringFacts := with(reqFacts, func(f *protocol.ModelCall) {
 		f.Messages = 6
-		f.Answers = []protocol.ToolAnswer{{ToolUseID: "toolu_wp00abc022247d1feab2ec33", Name: "mcp__t3-code__delegate_task", UseConn: "h1", UseSeq: endSeq}}
+		f.Answers = []protocol.ToolAnswer{{ToolUseID: "toolu_wp00abc022247d1feab2ec33", Name: "mcp__t3-code__delegate_task", Protocol: protocol.Anthropic, UseConn: "h1", UseSeq: endSeq}}
 	})
 	cases := []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/model/anthropic"
@@ -17,9 +18,11 @@ import (
 // a text/event-stream body's events assemble into (openai.Assembler) or the
 // JSON body (a response, or an error in OpenAI's shape). A function_call
 // of an answer is matched, by its call_id, to the function_call_output of
-// the first later request that carries it (ModelCall.Answers); the
-// response, item and call ids of whole answers are remembered so that one
-// answered twice is seen.
+// the first later request that carries it (ModelCall.Answers); one no
+// request ever answers is reported when the bundle ends (an End event of
+// protocol OpenAI without a call, its Model.Unanswered naming it:
+// unansweredCalls). The response, item and call ids of whole answers are
+// remembered so that one answered twice is seen.
 
 // responsesRequest decodes a Responses request body.
 func (m *modelExchange) responsesRequest(body []byte) {
@@ -128,7 +131,9 @@ func (d *modelCalls) responsesEnd(m *modelExchange, ev *bundle.Event, out *Event
 		}
 	}
 	switch {
-	case f.APIError != nil || ev.Err != "" || len(f.Problems) > 0 || (m.sse && !f.Complete && !f.Cut):
+	// An error of the exchange after a whole answer (the CLI dropped the
+	// connection once it had response.completed) does not undo the answer.
+	case f.APIError != nil || (ev.Err != "" && !f.Complete) || len(f.Problems) > 0 || (m.sse && !f.Complete && !f.Cut):
 		m.call.Outcome = OutcomeFailure
 	default:
 		m.call.Outcome = OutcomeSuccess
@@ -187,9 +192,38 @@ func (d *modelCalls) rememberResponse(r *openai.Response, conn string, seq uint6
 		if it.Type == openai.ItemFunctionCall {
 			note("call", it.CallID)
 			if it.CallID != "" {
-				d.pending[it.CallID] = ToolAnswer{ToolUseID: it.CallID, Name: it.Name, UseConn: conn, UseSeq: seq}
+				d.pending[it.CallID] = ToolAnswer{ToolUseID: it.CallID, Name: it.Name, Protocol: OpenAI, UseConn: conn, UseSeq: seq}
 			}
 		}
 	}
 	return reused
+}
+
+// unansweredCalls reports, when the decoding stops, the function calls of
+// whole Responses answers that no later request answered: at the bundle's
+// end one End event each (protocol OpenAI, no call; Model.Unanswered names
+// the call and the answer that made it), in the order they were made. A
+// stop at the server's exit (at is its proc.exit) reports none: the server
+// stopping cut them off, not the client. Either way they are forgotten.
+func (d *modelCalls) unansweredCalls(at *bundle.Event, emit Emit) {
+	var calls []ToolAnswer
+	for id, a := range d.pending {
+		if a.Protocol == OpenAI {
+			calls = append(calls, a)
+			delete(d.pending, id)
+		}
+	}
+	if at.Kind == bundle.KindProcExit {
+		return
+	}
+	sort.Slice(calls, func(i, j int) bool {
+		if calls[i].UseSeq != calls[j].UseSeq {
+			return calls[i].UseSeq < calls[j].UseSeq
+		}
+		return calls[i].ToolUseID < calls[j].ToolUseID
+	})
+	for _, a := range calls {
+		emit(&Event{Seq: at.Seq, T: at.T, Conn: a.UseConn, Protocol: OpenAI, Kind: KindEnd, ID: a.ToolUseID, Method: MethodResponses,
+			Model: &ModelCall{Path: "/v1/responses", Unanswered: []string{fmt.Sprintf("function_call %s (%s) of the answer to model call %s (seq %d) has no function_call_output in any later request", a.ToolUseID, a.Name, a.UseConn, a.UseSeq)}}})
+	}
 }

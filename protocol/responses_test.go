@@ -119,7 +119,7 @@ func TestResponsesDecoder(t *testing.T) {
 		req1, res1, req2, res2 := base, base, base, base
 		res1.Status, res1.Complete = 200, true
 		req2.Messages = len(release.Input)
-		req2.Answers = []protocol.ToolAnswer{{ToolUseID: call.CallID, Name: call.Name, UseConn: "o1", UseSeq: got[2].Facts.Answers[0].UseSeq}}
+		req2.Answers = []protocol.ToolAnswer{{ToolUseID: call.CallID, Name: call.Name, Protocol: protocol.OpenAI, UseConn: "o1", UseSeq: got[2].Facts.Answers[0].UseSeq}}
 		res2.Messages, res2.Answers, res2.Status, res2.Complete = req2.Messages, req2.Answers, 200, true
 		want := []responsesSummary{
 			{Kind: "request", Outcome: protocol.OutcomeOpen, Facts: req1, Protocol: protocol.OpenAI},
@@ -169,6 +169,21 @@ func TestResponsesDecoder(t *testing.T) {
 				t.Errorf("complete %v outcome %v", last.Facts.Complete, last.Outcome)
 			}
 		}},
+		{"a cut stream and a broken connection", []modelExchange{{path: "/v1/responses", ctype: "text/event-stream", status: 200, req: delegateReq, res: delegateRes[:k], endErr: "write: broken pipe"}},
+			func(t *testing.T, last responsesSummary, _ []responsesSummary) {
+				if last.Facts.Complete || last.Outcome != protocol.OutcomeFailure {
+					t.Errorf("complete %v outcome %v", last.Facts.Complete, last.Outcome)
+				}
+			}},
+		// The Codex CLI may drop the connection once it has
+		// response.completed, before the proxy saw the upstream's end: the
+		// answer came whole, so the call succeeded.
+		{"a whole stream, then the client gone", []modelExchange{{path: "/v1/responses", ctype: "text/event-stream", status: 200, req: delegateReq, res: delegateRes, endErr: "write: broken pipe"}},
+			func(t *testing.T, last responsesSummary, _ []responsesSummary) {
+				if !last.Facts.Complete || last.Outcome != protocol.OutcomeSuccess {
+					t.Errorf("complete %v outcome %v", last.Facts.Complete, last.Outcome)
+				}
+			}},
 		{"an error answer", []modelExchange{{path: "/v1/responses", ctype: "application/json", req: delegateReq, status: http.StatusServiceUnavailable,
 			res: []byte(`{"error":{"message":"The server is overloaded.","type":"server_error","param":null,"code":null}}`)}}, func(t *testing.T, last responsesSummary, _ []responsesSummary) {
 			if e := last.Facts.APIError; e == nil || e.Type != "server_error" || last.Outcome != protocol.OutcomeFailure {

@@ -1,0 +1,229 @@
+package replay_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/model"
+	"github.com/wireproof/wireproof/protocol"
+	"github.com/wireproof/wireproof/record"
+	"github.com/wireproof/wireproof/replay"
+)
+
+// TestRealCodexAppServer records the real Codex CLI's app-server as verify
+// records a provider (proc.start with its argv, its stdio lines through the
+// record package's taps, proc.exit) and its model calls through the
+// recording proxy in front of the scripted Responses API, driven as T3's
+// CodexAdapterV2 drives it (initialize, initialized, thread/start,
+// turn/start with approvalPolicy untrusted, the command approval Codex
+// asks for accepted), then replays the bundle: the protocol-conformance
+// suite passes on every side of the real traffic (the app-server's dialect,
+// the Responses API), nothing is undecodable, and the calls are the
+// server's requests, Codex's approval request, the turn and its items, and
+// the two model calls.
+func TestRealCodexAppServer(t *testing.T) {
+	bin := testkit.CodexCLI(t, "..")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const secret = "wp-codex-gate-7319"
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, secret) }))
+	defer gate.Close()
+	m, err := model.Start(ctx, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+
+	path := filepath.Join(t.TempDir(), "codex.zst")
+	w, err := bundle.Create(path, bundle.Header{Tool: "wireproof test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record.New(w, nil)
+	up, _ := url.Parse(m.URL())
+	proxy, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := record.Listen(ctx, "127.0.0.1:0", proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	home, work := t.TempDir(), t.TempDir()
+	cfg := fmt.Sprintf("model = \"gpt-5-codex\"\nmodel_provider = \"wp\"\n[model_providers.wp]\nname = \"wp\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"WP_KEY\"\n", ps.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{bin, "app-server"}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "HOME="+home, "WP_KEY=test-key")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs, _ := json.Marshal(map[string]any{"argv": argv})
+	if _, err := rec.Emit(&bundle.Event{Kind: bundle.KindProcStart, Conn: "provider-1", Attrs: attrs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// Each line is recorded before it is passed on, as provider/cliwrap
+	// does, so that whatever answers it is recorded after it.
+	inTap := record.TapWriter(rec, "provider-1", bundle.DirClientToServer, io.Discard)
+	outTap := record.TapWriter(rec, "provider-1", bundle.DirServerToClient, io.Discard)
+	lines := make(chan map[string]json.RawMessage, 256)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			_, _ = outTap.Write(append(sc.Bytes(), '\n'))
+			var msg map[string]json.RawMessage
+			if json.Unmarshal(sc.Bytes(), &msg) == nil {
+				lines <- msg
+			}
+		}
+	}()
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		b = append(b, '\n')
+		_, _ = inTap.Write(b)
+		if _, err := stdin.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	approvals := 0
+	// await reads Codex's lines until one satisfies ok, answering its
+	// approval requests (accept) on the way.
+	await := func(what string, ok func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
+		t.Helper()
+		for {
+			select {
+			case msg, open := <-lines:
+				if !open {
+					t.Fatalf("the app-server's stdout ended waiting for %s", what)
+				}
+				if msg["method"] != nil && msg["id"] != nil {
+					approvals++
+					send(map[string]any{"id": msg["id"], "result": map[string]any{"decision": "accept"}})
+				}
+				if ok(msg) {
+					return msg
+				}
+			case <-ctx.Done():
+				t.Fatalf("waiting for %s: %v", what, ctx.Err())
+			}
+		}
+	}
+	answer := func(id string) func(map[string]json.RawMessage) bool {
+		return func(msg map[string]json.RawMessage) bool { return string(msg["id"]) == id && msg["method"] == nil }
+	}
+	send(map[string]any{"id": 1, "method": "initialize", "params": map[string]any{
+		"clientInfo": map[string]any{"name": "t3code_desktop", "title": "T3 Code Desktop", "version": "0.1.0"}, "capabilities": map[string]any{"experimentalApi": true}}})
+	await("initialize's answer", answer("1"))
+	send(map[string]any{"method": "initialized"})
+	send(map[string]any{"id": 2, "method": "thread/start", "params": map[string]any{"cwd": work, "model": "gpt-5-codex"}})
+	started := await("thread/start's answer", answer("2"))
+	var thread struct {
+		Thread struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	if err := json.Unmarshal(started["result"], &thread); err != nil || thread.Thread.ID == "" {
+		t.Fatalf("thread/start answered %s", started["result"])
+	}
+	task := "Run curl --fail --silent " + gate.URL + "/gate with a terminal tool timeout of 600000 milliseconds and return exactly the response as your final answer. Do not read other files. Do not retry failures."
+	send(map[string]any{"id": 3, "method": "turn/start", "params": map[string]any{"threadId": thread.Thread.ID,
+		"input": []any{map[string]any{"type": "text", "text": task, "text_elements": []any{}}}, "approvalPolicy": "untrusted", "sandboxPolicy": map[string]any{"type": "dangerFullAccess"}}})
+	completed := await("turn/completed", func(msg map[string]json.RawMessage) bool { return string(msg["method"]) == `"turn/completed"` })
+	if !strings.Contains(string(completed["params"]), `"status":"completed"`) {
+		t.Errorf("turn/completed: %s", completed["params"])
+	}
+	stdin.Close() // the app-server exits at the end of its stdin
+	for range lines {
+	}
+	code := 0
+	if err := cmd.Wait(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("the app-server: %v", err)
+		}
+		code = ee.ExitCode()
+	}
+	inTap.Close()
+	outTap.Close()
+	if _, err := rec.Emit(&bundle.Event{Kind: bundle.KindProcExit, Conn: "provider-1", Code: code}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if raw := testkit.Decompress(t, path); strings.Contains(string(raw), "test-key") {
+		t.Error("the model API key reached the bundle")
+	}
+	if approvals != 1 {
+		t.Errorf("Codex asked %d approvals, want 1 (the curl command)", approvals)
+	}
+
+	var calls []string
+	res, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: &replay.EngineOptions{Tap: &replay.Tap{Protocol: func(pe *protocol.Event) {
+		if (pe.Kind == protocol.KindResponse || pe.Kind == protocol.KindEnd) && pe.Call != nil && pe.Protocol != protocol.HTTP {
+			calls = append(calls, fmt.Sprintf("%s %s %s %s", pe.Protocol, pe.Kind, pe.Call.Method, pe.Call.Outcome))
+			if pe.Err != nil {
+				t.Logf("%s %s at %d: %v", pe.Protocol, pe.Kind, pe.Seq, pe.Err)
+			}
+		}
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Status != assert.StatusPassed {
+		t.Errorf("the real Codex traffic fails conformance: %+v", res.Verdict.Failure)
+	}
+	if n := res.DecodeErrorCount; n != 0 {
+		t.Errorf("%d undecodable messages: %+v", n, res.DecodeErrors)
+	}
+	want := []string{
+		"jsonrpc response initialize success",
+		"jsonrpc response thread/start success",
+		"jsonrpc response turn/start success",
+		"codex response item userMessage success",
+		"openai response responses success", // the answer that calls exec_command
+		"jsonrpc response item/commandExecution/requestApproval success",
+		"codex response item commandExecution success",
+		"openai response responses success", // the answer: the gate's secret
+		"codex response item agentMessage success",
+		"codex response turn success",
+	}
+	if d := cmp.Diff(want, calls); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+}
