@@ -175,6 +175,9 @@ func verdictLine(v assert.Verdict) string {
 	if v.Failure != nil {
 		s += fmt.Sprintf("  %s @%d: %s", v.Failure.Check, v.Failure.Seq, v.Failure.Message)
 	}
+	if v.Reason != "" {
+		s += "  not applicable to " + string(v.Provider) // the reason is long: the verdicts' JSON holds it
+	}
 	return s + "  restart " + orDash(string(v.Restart))
 }
 

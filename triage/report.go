@@ -61,18 +61,21 @@ type reportView struct {
 	Events          uint64
 	Colspan         int // columns of the timeline: seq, t, kind and the lanes
 
-	Status       string // the replayed status, else the recorded one
-	Suites       []assert.SuiteResult
-	Failure      *assert.Failure
-	FailureAt    string
-	HasFailSeq   bool
-	FailSeq      uint64
-	Recorded     string
-	Replayed     string
-	Agreement    string // reproduced, diverged, or why it cannot be told
-	VerdictDiff  string
-	Milestones   string
-	DecodeErrors []string
+	Status string // the replayed status, else the recorded one
+	// NotApplicable says why the scenario did not apply to the run's
+	// provider (NotApplicableText); empty when it applied.
+	NotApplicable string
+	Suites        []assert.SuiteResult
+	Failure       *assert.Failure
+	FailureAt     string
+	HasFailSeq    bool
+	FailSeq       uint64
+	Recorded      string
+	Replayed      string
+	Agreement     string // reproduced, diverged, or why it cannot be told
+	VerdictDiff   string
+	Milestones    string
+	DecodeErrors  []string
 	// FailingEvent is the failing event as the bundle holds it, indented:
 	// its row's summary is one clipped line, this is all of it.
 	FailingEvent string
@@ -161,6 +164,7 @@ func newReportView(tl *Timeline, opts *ReportOptions) *reportView {
 	}
 	if verdict != nil {
 		v.Status = string(verdict.Status)
+		v.NotApplicable = NotApplicableText(*verdict)
 		v.Suites = Suites(*verdict)
 		v.Failure = verdict.Failure
 		if f := verdict.Failure; f != nil {

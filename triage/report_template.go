@@ -34,7 +34,8 @@ tr:target td{outline:2px solid #b00020}
 {{if .Truncated}}<p class="notice" id="truncated">truncated: the bundle ended without a trailer ({{.TruncatedReason}}); every event before the cut is shown.</p>{{end}}
 
 <h2 id="verdict">Verdict</h2>
-<p>status: <strong class="{{.Status}}">{{.Status}}</strong> &middot; {{.Agreement}}</p>
+<p>status: <strong class="{{.Status}}">{{.Status}}</strong> &middot; {{.Agreement}}</p>{{with .NotApplicable}}
+<p class="notice" id="not-applicable">{{.}} Nothing was verified: this run neither passed nor failed.</p>{{end}}
 {{if .Suites}}<table id="suites">
 <tr><th>suite</th><th>status</th><th>failing check</th><th>at</th><th>message</th><th>expected</th><th>seen</th></tr>
 {{range .Suites}}<tr class="suite-{{.Status}}"><td>{{.Suite}}</td><td class="{{.Status}}">{{.Status}}</td>{{with .Failure}}<td>{{.Check}}</td><td><a href="#seq-{{.Seq}}">seq {{.Seq}}</a></td><td>{{.Message}}</td><td>{{.Expected}}</td><td>{{.Seen}}</td>{{else}}<td colspan="5"></td>{{end}}</tr>

@@ -22,6 +22,16 @@ func Suites(v assert.Verdict) []assert.SuiteResult {
 	return []assert.SuiteResult{{Suite: "verdict", Status: v.Status, Failure: v.Failure}}
 }
 
+// NotApplicableText says why a verdict's scenario did not apply, in the
+// words every tool that shows a verdict uses: "not applicable to codex:
+// <reason>". Empty when it applied.
+func NotApplicableText(v assert.Verdict) string {
+	if v.Reason == "" {
+		return ""
+	}
+	return fmt.Sprintf("not applicable to %s: %s", v.Provider, v.Reason)
+}
+
 // SuiteText is one suite's status and, when it failed, its failing check
 // and where: "protocol-conformance failed id-not-reused @12".
 func SuiteText(s assert.SuiteResult) string {

@@ -19,7 +19,7 @@ import (
 type SuiteEntry struct {
 	Iteration int             `json:"iteration"`
 	Scenario  assert.Scenario `json:"scenario"`
-	Status    assert.Status   `json:"status"` // passed, failed or interrupted
+	Status    assert.Status   `json:"status"` // passed, failed, not-applicable or interrupted
 	Bundle    string          `json:"bundle,omitempty"`
 	Verdict   string          `json:"verdict,omitempty"`
 	Check     string          `json:"check,omitempty"` // the failing check, if any
@@ -37,10 +37,11 @@ type SuiteResult struct {
 	Interrupted bool
 }
 
-// Failed reports whether any run of the suite failed.
+// Failed reports whether any run of the suite failed (a run whose scenario
+// does not apply to the provider did not).
 func (s *SuiteResult) Failed() bool {
 	for _, e := range s.Entries {
-		if e.Status != assert.StatusPassed {
+		if e.Status != assert.StatusPassed && e.Status != assert.StatusNotApplicable {
 			return true
 		}
 	}
@@ -159,9 +160,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	if b := filepath.Join(opts.OutDir, name+".zst"); fileExists(b) {
 		entry.Bundle = b
 	}
+	var verdict assert.Verdict
 	if v := filepath.Join(opts.OutDir, name+".verdict.json"); fileExists(v) {
 		entry.Verdict = v
-		var verdict assert.Verdict
 		if b, err := os.ReadFile(v); err == nil && json.Unmarshal(b, &verdict) == nil {
 			if verdict.Failure != nil {
 				entry.Check = verdict.Failure.Check
@@ -175,6 +176,9 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 		entry.Status = assert.StatusPassed
 	case errors.As(err, &exit) && exit.ExitCode() == 130, ctx.Err() != nil:
 		entry.Status, entry.ExitCode = assert.StatusInterrupted, 130
+	case verdict.Status == assert.StatusNotApplicable && errors.As(err, &exit):
+		// The child said so in its exit status; its verdict says why.
+		entry.Status, entry.ExitCode = assert.StatusNotApplicable, exit.ExitCode()
 	default:
 		entry.Status, entry.ExitCode = assert.StatusFailed, 1
 		if errors.As(err, &exit) {

@@ -124,8 +124,8 @@ func rates(rows []Row) []Rate {
 	runs := map[string]int{}
 	failed := map[key]int{}
 	for _, r := range rows {
-		if r.Status == assert.StatusSkipped {
-			continue
+		if r.Status == assert.StatusSkipped || r.Status == assert.StatusNotApplicable {
+			continue // no verification to count: nothing was checked
 		}
 		sc := r.Scenario
 		if sc == "" {

@@ -103,7 +103,14 @@ func (o replayOutcome) outcome() replay.Reproduction {
 }
 
 func (o replayOutcome) passed() bool {
-	return o.res != nil && (o.res.Verdict.Status == assert.StatusPassed || o.skipped()) && o.outcome() != replay.Diverged
+	return o.res != nil && (o.res.Verdict.Status == assert.StatusPassed || o.skipped() || o.notApplicable()) && o.outcome() != replay.Diverged
+}
+
+// notApplicable reports a run whose scenario does not apply to its
+// provider (the verdict's reason says why): nothing was checked, and
+// nothing failed.
+func (o replayOutcome) notApplicable() bool {
+	return o.res != nil && o.res.Verdict.Status == assert.StatusNotApplicable
 }
 
 // skipped reports a bundle with nothing to check (a plain recording).
@@ -287,7 +294,7 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 // nothing in it depends on time or scheduling.
 type replayJSON struct {
 	Path             string               `json:"path"`
-	Status           assert.Status        `json:"status"` // passed, failed, skipped, unreadable or damaged
+	Status           assert.Status        `json:"status"` // passed, failed, skipped, not-applicable, unreadable or damaged
 	Scenario         string               `json:"scenario,omitempty"`
 	Outcome          replay.Reproduction  `json:"outcome,omitempty"`
 	Verdict          *assert.Verdict      `json:"verdict,omitempty"`
@@ -302,7 +309,7 @@ type replayJSON struct {
 }
 
 func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
-	var passed, skipped, failed, diverged, unreadable, damaged int
+	var passed, skipped, notApplicable, failed, diverged, unreadable, damaged int
 	enc := json.NewEncoder(opts.stdout)
 	enc.SetEscapeHTML(false)
 	for _, o := range outcomes {
@@ -313,6 +320,8 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 			unreadable++
 		case o.skipped() && o.passed():
 			skipped++
+		case o.notApplicable() && o.passed():
+			notApplicable++
 		case o.passed():
 			passed++
 		default:
@@ -347,6 +356,9 @@ func printOutcomes(opts replayOptions, outcomes []replayOutcome) error {
 	if skipped > 0 {
 		summary += fmt.Sprintf(", %d skipped (no verification run to check)", skipped)
 	}
+	if notApplicable > 0 {
+		summary += fmt.Sprintf(", %d not applicable (the scenario cannot apply to the provider: nothing was verified)", notApplicable)
+	}
 	if opts.JSON {
 		fmt.Fprintln(opts.stderr, summary)
 	} else {
@@ -366,6 +378,8 @@ func (o replayOutcome) textLine() string {
 		status = "FAIL"
 	case o.skipped():
 		status = "SKIP"
+	case o.notApplicable():
+		status = "N/A"
 	}
 	scenario := o.res.Scenario
 	if scenario == "" {
@@ -374,6 +388,9 @@ func (o replayOutcome) textLine() string {
 	parts := []string{status, scenario, o.ref.Path}
 	if f := v.Failure; f != nil {
 		parts = append(parts, fmt.Sprintf("%s @%d: %s", f.Check, f.Seq, f.Message))
+	}
+	if v.Reason != "" {
+		parts = append(parts, triage.NotApplicableText(v))
 	}
 	parts = append(parts, string(o.outcome()))
 	line := strings.Join(parts, "  ")

@@ -212,10 +212,13 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		}
 		fmt.Fprintln(stdout)
 		upErr := out.finish(ctx, res.Interrupted, stdout)
-		passed := 0
+		passed, notApplicable := 0, 0
 		for _, e := range res.Entries {
-			if e.Status == assert.StatusPassed {
+			switch e.Status {
+			case assert.StatusPassed:
 				passed++
+			case assert.StatusNotApplicable:
+				notApplicable++
 			}
 			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(string(e.Status)), e.Scenario, e.Iteration, out.shown(e.Bundle))
 			if e.Check != "" {
@@ -226,7 +229,11 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			}
 			fmt.Fprintln(stdout, line)
 		}
-		fmt.Fprintf(stdout, "%d run(s): %d passed, %d not passed\n", len(res.Entries), passed, len(res.Entries)-passed)
+		summary := fmt.Sprintf("%d run(s): %d passed, %d not passed", len(res.Entries), passed, len(res.Entries)-passed-notApplicable)
+		if notApplicable > 0 {
+			summary += fmt.Sprintf(", %d not applicable (its scenario cannot apply to the provider: not verified)", notApplicable)
+		}
+		fmt.Fprintln(stdout, summary)
 		fmt.Fprintf(stdout, "Results: %s\nReplay:  wireproof replay %s\n", out.shown(res.Results), out.shown(res.OutDir))
 		switch {
 		case upErr != nil:
@@ -235,6 +242,8 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			return interruptedError{ctx.Err()}
 		case res.Failed():
 			return checkFailedError{"a verification run failed"}
+		case passed == 0 && notApplicable > 0:
+			return notApplicableError{"nothing was verified: no run's scenario applies to the provider"}
 		}
 		return nil
 	}
@@ -260,6 +269,8 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		return interruptedError{ctx.Err()}
 	case o.strict && res.ModelCassette != nil && res.ModelCassette.Missed > 0:
 		return playbackMissedError{misses: res.ModelCassette.Missed, verb: "verify"}
+	case v.Status == assert.StatusNotApplicable:
+		return notApplicableError{"nothing was verified: the scenario does not apply to the provider"}
 	case v.Status != assert.StatusPassed:
 		return checkFailedError{"verification failed"}
 	}
@@ -270,10 +281,16 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 // status and failing check, and every failed suite's failure in detail.
 func writeRunResult(w io.Writer, scenario assert.Scenario, events uint64, bundle string, v assert.Verdict) {
 	status := "FAIL"
-	if v.Status == assert.StatusPassed {
+	switch v.Status {
+	case assert.StatusPassed:
 		status = "PASS"
+	case assert.StatusNotApplicable:
+		status = "N/A"
 	}
 	fmt.Fprintf(w, "%s %s  %d events  %s\n", status, scenario, events, bundle)
+	if na := triage.NotApplicableText(v); na != "" {
+		fmt.Fprintf(w, "  %s\n  nothing was verified: this run neither passed nor failed\n", na)
+	}
 	if line := triage.SuitesLine(v); line != "" {
 		fmt.Fprintf(w, "  suites: %s\n", line)
 	}

@@ -32,6 +32,11 @@ import (
 //	7    a bundle is damaged: its stored bytes are not what its writer wrote
 //	     (a checksum, checkpoint or trailer that does not match, data after
 //	     its end); a bundle merely cut short is read up to the cut, exit 0
+//	8    verify: nothing was verified: every run's scenario cannot apply to
+//	     its provider (verdict status not-applicable, with the reason), e.g.
+//	     --scenario native with the Codex CLI; a suite in which some runs
+//	     passed and the others did not apply exits 0 (replay of such a
+//	     bundle: 0, it reproduced and nothing failed)
 //	130  interrupted by SIGINT or SIGTERM (what was recorded is closed cleanly)
 //
 // The verbs that serve until stopped, view and playback, end normally on
@@ -58,8 +63,11 @@ const (
 	exitOutput  = 6
 	// exitDamaged: a bundle's stored bytes are not what its writer wrote
 	// (*bundle.DamagedError).
-	exitDamaged     = 7
-	exitInterrupted = 130
+	exitDamaged = 7
+	// exitNotApplicable: verify verified nothing, every run's scenario not
+	// applying to its provider (notApplicableError).
+	exitNotApplicable = 8
+	exitInterrupted   = 130
 )
 
 // usageError is a bad flag, argument or flag value. Every usage error is one
@@ -109,6 +117,12 @@ func plainCause(err error) string {
 type checkFailedError struct{ msg string }
 
 func (e checkFailedError) Error() string { return e.msg }
+
+// notApplicableError means verify verified nothing: every run's scenario
+// cannot apply to its provider. What and why has been printed.
+type notApplicableError struct{ msg string }
+
+func (e notApplicableError) Error() string { return e.msg }
 
 // interruptedError means the command stopped on SIGINT or SIGTERM.
 type interruptedError struct{ err error }
@@ -167,6 +181,7 @@ func exitCode(err error, interrupted bool) int {
 		usage  usageError
 		unread unreadableError
 		failed checkFailedError
+		na     notApplicableError
 		intr   interruptedError
 		status exitStatusError
 		missed playbackMissedError
@@ -195,6 +210,8 @@ func exitCode(err error, interrupted bool) int {
 		return exitOutput
 	case errors.As(err, &failed):
 		return exitCheckFailed
+	case errors.As(err, &na):
+		return exitNotApplicable
 	case errors.As(err, &missed):
 		return exitPlaybackMissed
 	case interrupted:
@@ -206,6 +223,7 @@ func exitCode(err error, interrupted bool) int {
 // isSilent reports errors whose message the command printed already.
 func isSilent(err error) bool {
 	var failed checkFailedError
+	var na notApplicableError
 	var status exitStatusError
-	return errors.As(err, &failed) || errors.As(err, &status)
+	return errors.As(err, &failed) || errors.As(err, &na) || errors.As(err, &status)
 }

@@ -89,6 +89,9 @@ func buildJUnit(outcomes []replayOutcome, run junitRun) junitSuite {
 		case o.skipped() && o.passed():
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: "no verification run to check (a plain recording)"}
+		case o.notApplicable() && o.passed():
+			s.Skipped++
+			c.Skipped = &junitSkipped{Message: triage.NotApplicableText(o.res.Verdict)}
 		case !o.passed():
 			s.Failures++
 			c.Failure, c.SystemOut = junitFailureOf(o, path)

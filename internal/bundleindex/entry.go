@@ -48,7 +48,8 @@ type Entry struct {
 	// is expected to fail: Stats does not count it as a run of its
 	// scenario, so it makes no scenario flaky.
 	Fault string `json:"fault"`
-	// Status is the recorded verdict's status (passed, failed, skipped),
+	// Status is the recorded verdict's status (passed, failed, skipped,
+	// not-applicable),
 	// or incomplete or unreadable.
 	Status assert.Status `json:"status"`
 	// Check, Seq and Message are the first failing check, the event that

@@ -26,6 +26,10 @@ type ScenarioStats struct {
 	Incomplete int `json:"incomplete"`
 	Unreadable int `json:"unreadable"`
 	Faulted    int `json:"faulted"`
+	// NotApplicable counts the runs whose scenario cannot apply to their
+	// provider (verdict not-applicable): nothing was verified, so they are
+	// not in Runs either.
+	NotApplicable int `json:"notApplicable"`
 }
 
 // CheckStats are the failures one check caused in one scenario.
@@ -66,6 +70,8 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 		case assert.StatusFailed:
 			s.Failed++
 			checks[[2]string{e.Scenario, e.Check}]++
+		case assert.StatusNotApplicable:
+			s.NotApplicable++
 		}
 	}
 	var scen []ScenarioStats
@@ -99,9 +105,9 @@ func Stats(entries []Entry) ([]ScenarioStats, []CheckStats) {
 // WriteStats prints the figures as two aligned tables.
 func WriteStats(w io.Writer, scen []ScenarioStats, chk []CheckStats) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tRUNS\tPASSED\tFAILED\tFAIL%\tFLAKY\tINCOMPLETE\tUNREADABLE\tFAULTED")
+	fmt.Fprintln(tw, "SCENARIO\tRUNS\tPASSED\tFAILED\tFAIL%\tFLAKY\tINCOMPLETE\tUNREADABLE\tFAULTED\tN/A")
 	for _, s := range scen {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%s\t%d\t%d\t%d\n", orDash(s.Scenario), s.Runs, s.Passed, s.Failed, 100*s.FailRate, yesNo(s.Flaky), s.Incomplete, s.Unreadable, s.Faulted)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%s\t%d\t%d\t%d\t%d\n", orDash(s.Scenario), s.Runs, s.Passed, s.Failed, 100*s.FailRate, yesNo(s.Flaky), s.Incomplete, s.Unreadable, s.Faulted, s.NotApplicable)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "SCENARIO\tCHECK\tFAILURES\tRUNS\tRATE%")

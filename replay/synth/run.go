@@ -82,11 +82,7 @@ func (b *builder) is(fault string) bool { return b.o.Fault == fault }
 
 // run builds the whole run.
 func (b *builder) run() {
-	h := Header(b.o.Scenario)
-	if b.o.Provider != "" {
-		h.Manifest.Options = map[string]string{assert.OptionProviderDriver: string(b.o.Provider)}
-	}
-	b.add(bundle.Event{Kind: bundle.KindHeader, Body: bundle.Text(mustJSON(h))})
+	b.add(bundle.Event{Kind: bundle.KindHeader, Body: bundle.Text(mustJSON(header(b.o)))})
 	b.server(bundle.KindProcStart, bundle.Event{Attrs: mustJSON(map[string]any{"argv": []string{"t3", "start", "--bootstrap-fd", "3", "--log-level", "debug"}, "pid": 4242})})
 	b.server(bundle.KindProcLog, bundle.Event{Type: bundle.TypeStdout, Body: bundle.Text([]byte(t3.ReadyLogLine))})
 	b.server(bundle.KindProcReady, bundle.Event{Body: bundle.Text([]byte(t3.ReadyLogLine))})
@@ -287,6 +283,15 @@ func (b *builder) endStream(id effectrpc.RequestID) {
 	b.send(bundle.DirClientToServer, effectrpc.Message{Tag: effectrpc.TagInterrupt, RequestID: id})
 	b.send(bundle.DirServerToClient, effectrpc.Message{Tag: effectrpc.TagExit, RequestID: id,
 		Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":27}]`)}})
+}
+
+// header is Header with the provider driver o names, if any.
+func header(o Options) bundle.Header {
+	h := Header(o.Scenario)
+	if o.Provider != "" {
+		h.Manifest.Options = map[string]string{assert.OptionProviderDriver: string(o.Provider)}
+	}
+	return h
 }
 
 // Header is the bundle header of a synthetic run.

@@ -236,3 +236,13 @@ func (b *builder) server(kind bundle.Kind, ev bundle.Event) uint64 {
 func info(scenario assert.Scenario) replay.RunInfo {
 	return replay.RunInfo{Scenario: scenario, ThreadID: ThreadID, ProjectID: "project-0001", Secret: Secret, GateURL: GateURL, Provider: "fixture", Model: "scripted"}
 }
+
+// NotDriven is what verify records of a run it drives nothing of, its
+// scenario not applying to its provider (o.Provider): the header and the
+// driver's done mark. Recorded appends the verdict, as the live driver does.
+func NotDriven(o Options) Script {
+	b := &builder{o: o, s: Script{At: map[string]uint64{}}}
+	b.add(bundle.Event{Kind: bundle.KindHeader, Body: bundle.Text(mustJSON(header(o)))})
+	b.mark(replay.MarkPhase, replay.PhaseMark{Phase: replay.PhaseDone})
+	return b.s
+}

@@ -152,7 +152,7 @@ async function corpusPage(u) {
 
   const q = h("input", { type: "search", placeholder: "Filter bundles (name, check, fault…)", value: state.q, id: "corpus-filter" });
   const statusSel = h("select", { id: "corpus-status" }, h("option", { value: "", text: "any status" }),
-    ["passed", "failed", "skipped", "unreadable", "diverged"].map((s) => h("option", { value: s, text: s })));
+    ["passed", "failed", "skipped", "not-applicable", "unreadable", "diverged"].map((s) => h("option", { value: s, text: s })));
   const scenarios = [...new Set(rows.map((r) => r.scenario).filter(Boolean))].sort();
   const scenSel = h("select", { id: "corpus-scenario" }, h("option", { value: "", text: "any scenario" }), scenarios.map((s) => h("option", { value: s, text: s })));
   const count = h("span", { class: "count" });
@@ -288,6 +288,14 @@ async function bundlePage(id, u) {
         h("span", { class: "k", text: s.suite }),
         h("span", { class: "also-failed", dataset: { suite: s.suite } }, h("span", { class: "check", text: s.failure.check }), " — ", s.failure.message, "  ", seqLink(s.failure.seq, `@seq ${s.failure.seq}`),
           s.failure.seen ? h("span", { class: "muted", text: `  seen: ${s.failure.seen}` }) : null)]),
+      b.replayDiff ? [h("span", { class: "k", text: "diverged" }), h("pre", { text: b.replayDiff })] : null);
+  } else if (b.verdict.reason) {
+    // The scenario does not apply to the run's provider: nothing was
+    // verified, and the box says why rather than showing a pass.
+    verdictBox = h("div", { class: "verdict na", id: "verdict" },
+      h("span", { class: "k", text: "not applicable" }),
+      h("span", { id: "verdict-reason" }, "to ", h("b", { text: b.verdict.provider || "the provider" }), ": ", b.verdict.reason),
+      h("span", { class: "k", text: "verified" }), h("span", { text: "nothing: this run neither passed nor failed" }),
       b.replayDiff ? [h("span", { class: "k", text: "diverged" }), h("pre", { text: b.replayDiff })] : null);
   } else if (b.replayDiff) {
     verdictBox = h("div", { class: "verdict" }, h("span", { class: "k", text: "diverged" }), h("pre", { text: b.replayDiff }));
