@@ -5,7 +5,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -20,74 +19,22 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wireproof/wireproof/bench/internal/ends"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
 )
 
-// message returns a 1 KiB JSON text message that differs from its
-// neighbours the way RPC stream chunks do.
-func message(n int) []byte {
-	head := fmt.Sprintf(`{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","sequence":%d,"delta":"`, n%97, n)
-	b := make([]byte, 0, 1024)
-	b = append(b, head...)
-	for len(b) < 1024-4 {
-		b = append(b, "lorem ipsum dolor sit amet "[n%7:]...)
-	}
-	b = b[:1024-4]
-	return append(b, `"}]}`...)
-}
+// message returns a 1 KiB JSON text message (ends.Message).
+func message(n int) []byte { return ends.Message(n) }
 
 // wsURL turns an http URL into a ws one.
 func wsURL(u string) string { return "ws" + strings.TrimPrefix(u, "http") }
 
 // sinkServer counts messages and answers "done" with the count.
-func sinkServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		c.SetReadLimit(64 << 20)
-		ctx := context.Background()
-		n := 0
-		buf := make([]byte, 4096)
-		for {
-			_, rd, err := c.Reader(ctx)
-			if err != nil {
-				return
-			}
-			m, _ := io.ReadFull(rd, buf)
-			io.Copy(io.Discard, rd)
-			if string(buf[:m]) == "done" {
-				c.Write(ctx, websocket.MessageText, []byte(strconv.Itoa(n)))
-				continue
-			}
-			n++
-		}
-	}))
-}
+func sinkServer() *httptest.Server { return httptest.NewServer(ends.Sink()) }
 
 // echoServer echoes every message.
-func echoServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		ctx := context.Background()
-		for {
-			typ, b, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			if c.Write(ctx, typ, b) != nil {
-				return
-			}
-		}
-	}))
-}
+func echoServer() *httptest.Server { return httptest.NewServer(ends.Echo()) }
 
 // plainRelay is httputil.ReverseProxy, which relays a WebSocket connection
 // as bytes once the upgrade is answered: what relaying alone costs, without
@@ -320,20 +267,11 @@ func BenchmarkHTTPJSON(b *testing.B) {
 	})
 }
 
-// jsonBody is a 20 KiB JSON list of threads, as T3's API answers.
-func jsonBody() []byte {
-	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
-	return append(body[:len(body)-1], "]}"...)
-}
+// jsonBody is a 20 KiB JSON list of threads (ends.JSONBody).
+func jsonBody() []byte { return ends.JSONBody() }
 
 // jsonServer serves body as application/json, with its length, at every path.
-func jsonServer(body []byte) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
-}
+func jsonServer(body []byte) *httptest.Server { return httptest.NewServer(ends.JSON(body)) }
 
 // BenchmarkCompression records two streams and reports the bundle's
 // compression ratio (uncompressed NDJSON bytes / file bytes):

@@ -8,8 +8,12 @@
 # figure's ratio is taken round by round and reported as the median with its
 # spread. A figure is "ok" only if every round meets its target, "missed" if
 # the median round does not, "unsteady" if the median does and the spread
-# crosses the target. The machine's load average is printed before, at every
-# round and after. Then bench/replay.sh and bench/s3.sh.
+# crosses the target. After the ./bench benchmarks every round runs
+# bench/independent once: the proxy's figures again from a client that
+# links none of wireproof, through `wireproof record` (and
+# httputil.ReverseProxy) run as their own processes. The machine's load
+# average is printed before, at every round and after, with the command
+# line and commit that made the table. Then bench/replay.sh and bench/s3.sh.
 # Exits non-zero unless every figure is ok, and says how long it took.
 # Takes five to six minutes on two cores at a load average of 10-30 (286 s
 # and about 360 s in two runs: five ./bench rounds of 40-50 s each at
@@ -23,11 +27,17 @@ out=$(mktemp)
 bin=$(mktemp -d)
 trap 'rm -rf "$out" "$bin"' EXIT
 load() { echo "load average ($1): $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# What made the table, to paste with it.
+echo "command: ROUNDS=$rounds BENCHTIME=${BENCHTIME:-1s} bash bench/run.sh"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores, $(go version | cut -d' ' -f3)"
 load before
 # BenchmarkWSBig runs the proxy as `wireproof record`, its own process, to
 # measure its peak memory.
 go build -o "$bin/wireproof" ./cmd/wireproof
 go test -c -o "$bin/bench.test" ./bench/
+# The independent client: plain coder/websocket and net/http ends, with
+# `wireproof record` and httputil.ReverseProxy each run as its own process.
+go build -o "$bin/independent" ./bench/independent
 export WIREPROOF_BIN="$bin/wireproof"
 # Every benchmark but BenchmarkPerMessage (b.N per message, for profiling).
 round_benchmarks='^Benchmark(WS|HTTP|Playback|Redact|Compression)'
@@ -38,6 +48,7 @@ while [ "$i" -le "$rounds" ]; do
   # A round that fails still leaves its figures; ratios then finds fewer
   # rounds of what failed and says so.
   (cd bench && "$bin/bench.test" -test.run '^$' -test.bench "$round_benchmarks" -test.benchtime "${BENCHTIME:-1s}") | tee -a "$out" || status=$?
+  "$bin/independent" -wireproof "$bin/wireproof" | tee -a "$out" || status=$?
   i=$((i + 1))
 done
 echo

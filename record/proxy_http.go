@@ -219,6 +219,9 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 		return nil
 	}
 	defer func() { rb.close(err == nil) }()
+	if res.ContentLength >= 0 && res.ContentLength <= smallBody {
+		return ex.relaySmall(w, res, rb, flush)
+	}
 	reads := readAhead(res.Body)
 	defer reads.stop()
 	// relay passes one read on and reports whether the body is over.
@@ -265,6 +268,62 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 		}
 	}
 	return size, nil
+}
+
+// smallBody is the largest body of known length relaySmall relays.
+const smallBody = 64 << 10
+
+// relaySmall is relayBody for a body of known length up to smallBody (an API
+// answer): read, recorded and written on the handler's goroutine, as
+// httputil.ReverseProxy copies a body, without the read-ahead goroutine and
+// its hand-offs, which cost such a body more than the overlap they buy. The
+// headers still go out on their own if no body bytes have come within
+// headerWait, and what has been relayed is flushed when a read leaves the
+// body unfinished (the rest has not arrived).
+func (ex *httpExchange) relaySmall(w http.ResponseWriter, res *http.Response, rb *bodyRecorder, flush func() error) (size int64, err error) {
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := (*bp)[:min(len(*bp), int(res.ContentLength)+1)] // +1: the read that finds the end
+	var mu sync.Mutex
+	started := false // the handler writes to w: the timer must not
+	var headerErr error
+	t := time.AfterFunc(headerWait, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !started {
+			headerErr = flush()
+		}
+	})
+	defer t.Stop()
+	for {
+		n, rerr := res.Body.Read(buf)
+		if !started {
+			mu.Lock()
+			started = true
+			mu.Unlock()
+			t.Stop()
+			if headerErr != nil {
+				return 0, headerErr
+			}
+		}
+		if n > 0 {
+			rb.write(buf[:n])
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return size, fmt.Errorf("client: %w", werr)
+			}
+			size += int64(n)
+		}
+		switch {
+		case rerr == io.EOF:
+			return size, nil // the server flushes the end
+		case rerr != nil:
+			return size, fmt.Errorf("upstream body: %w", rerr)
+		case n > 0 && size < res.ContentLength:
+			if err := flush(); err != nil {
+				return size, err
+			}
+		}
+	}
 }
 
 // headerWait is how long the headers of a response wait for its first body

@@ -151,6 +151,14 @@ var lines = []line{
 	{name: "redaction per request, 100 secrets vs 1 (cost)", bench: "BenchmarkRedactSecrets/secrets=100", baseBench: "BenchmarkRedactSecrets/secrets=1", metric: "ns/op", atMost: true, target: 2, unit: "ns"},
 	{name: "redaction per request, 2000 secrets vs 1 (cost)", bench: "BenchmarkRedactSecrets/secrets=2000", baseBench: "BenchmarkRedactSecrets/secrets=1", metric: "ns/op", atMost: true, target: 2, unit: "ns"},
 	{name: "compression, projection-heavy stream", bench: "BenchmarkCompression/projection", metric: "ratio", higherIsBetter: true, target: 100, unit: "x"},
+	// bench/independent: a coder/websocket client and plain servers, and
+	// `wireproof record` and httputil.ReverseProxy each run as a process.
+	{name: "independent: ws 1KiB one-way, recorded vs direct", bench: "BenchmarkIndependentWSOneWay/recorded", baseBench: "BenchmarkIndependentWSOneWay/direct", metric: "MB/s", higherIsBetter: true, target: 0.80, unit: "MB/s"},
+	{name: "independent: ws 1KiB one-way, proxy CPU per message", bench: "BenchmarkIndependentWSOneWay/recorded", metric: "proxy-cpu-ns/msg", unit: "ns"},
+	{name: "independent: ws echo p50, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, target: 3, unit: "ns"},
+	{name: "independent: ws echo p99, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
+	{name: "independent: http 20KiB json x8, rec vs ReverseProxy", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.9, unit: "MB/s"},
+	{name: "independent: http proxy CPU per request, rec / RP", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "proxy-cpu-ns/req", atMost: true, unit: "ns"},
 	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
 }
 

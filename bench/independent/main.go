@@ -1,0 +1,363 @@
+// Command independent measures the recording proxy from outside, as a user
+// would: a coder/websocket client against a plain sink and echo server, and
+// the same client and servers through `wireproof record` run as its own
+// process; and 8 concurrent HTTP clients fetching a 20 KiB JSON response
+// through `wireproof record` and through httputil.ReverseProxy, also run as
+// its own process (this program re-executed). Of wireproof it links only the
+// benchmarks' ends (bench/internal/ends: the servers and the traffic), none
+// of the recording code: what it measures is the built binary.
+//
+// Each run is one round: it prints its figures in `go test -bench`'s format
+// (BenchmarkIndependent...), so bench/run.sh runs it once per round after the
+// ./bench benchmarks and bench/ratios judges them with the others, round by
+// round. Usage:
+//
+//	go run ./bench/independent -wireproof PATH   # PATH: a built wireproof
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/wireproof/wireproof/bench/internal/ends"
+)
+
+func main() {
+	bin := flag.String("wireproof", os.Getenv("WIREPROOF_BIN"), "the wireproof binary to run `wireproof record` from")
+	rp := flag.String("serve-reverseproxy", "", "serve httputil.ReverseProxy to this upstream and print its URL (the program's own child)")
+	messages := flag.Int("messages", 32<<10, "1 KiB messages sent one way, each way")
+	trips := flag.Int("trips", 400, "echo round trips per block; 5 blocks alternate the two ways")
+	requests := flag.Int("requests", 20000, "HTTP requests each way")
+	flag.Parse()
+	if *rp != "" {
+		if err := serveReverseProxy(*rp); err != nil {
+			fmt.Fprintln(os.Stderr, "independent:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "independent: no wireproof binary: -wireproof PATH or $WIREPROOF_BIN")
+		os.Exit(2)
+	}
+	if err := run(*bin, *messages, *trips, *requests); err != nil {
+		fmt.Fprintln(os.Stderr, "independent:", err)
+		os.Exit(1)
+	}
+}
+
+// run measures one round and prints it.
+func run(bin string, messages, trips, requests int) error {
+	dir, err := os.MkdirTemp("", "wireproof-independent-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	sink, echo, jsonSrv := serve(ends.Sink()), serve(ends.Echo()), serve(ends.JSON(ends.JSONBody()))
+	defer sink.Close()
+	defer echo.Close()
+	defer jsonSrv.Close()
+
+	fmt.Println("goos: " + "independent")
+	wsProxy, err := startChild(bin, "record", "--upstream", "http://"+sink.Addr().String(), "-o", filepath.Join(dir, "sink.zst"))
+	if err != nil {
+		return err
+	}
+	direct, err := oneWay("http://"+sink.Addr().String(), messages)
+	if err == nil {
+		var recorded float64
+		cpu0 := wsProxy.cpu()
+		if recorded, err = oneWay(wsProxy.url, messages); err == nil {
+			report("BenchmarkIndependentWSOneWay/direct", direct, "MB/s")
+			fmt.Printf("BenchmarkIndependentWSOneWay/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/msg\n", recorded, float64(wsProxy.cpu()-cpu0)/float64(messages))
+		}
+	}
+	if serr := wsProxy.stop(); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("one way: %w", err)
+	}
+
+	echoProxy, err := startChild(bin, "record", "--upstream", "http://"+echo.Addr().String(), "-o", filepath.Join(dir, "echo.zst"))
+	if err != nil {
+		return err
+	}
+	lat, err := echoTrips([]string{"http://" + echo.Addr().String(), echoProxy.url}, trips)
+	if serr := echoProxy.stop(); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("echo: %w", err)
+	}
+	for i, name := range []string{"direct", "recorded"} {
+		l := lat[i]
+		slices.Sort(l)
+		fmt.Printf("BenchmarkIndependentWSEcho/%s 1 %d p50-ns %d p99-ns\n", name, l[len(l)/2].Nanoseconds(), l[len(l)*99/100].Nanoseconds())
+	}
+
+	upstream := "http://" + jsonSrv.Addr().String()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	rpChild, err := startChild(self, "-serve-reverseproxy", upstream)
+	if err != nil {
+		return err
+	}
+	httpProxy, err := startChild(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "http.zst"))
+	if err != nil {
+		rpChild.stop()
+		return err
+	}
+	cpu0 := rpChild.cpu()
+	viaRP, err := fetchJSON(rpChild.url, requests)
+	rpCPU := rpChild.cpu() - cpu0
+	var viaRec float64
+	var recCPU time.Duration
+	if err == nil {
+		cpu0 = httpProxy.cpu()
+		viaRec, err = fetchJSON(httpProxy.url, requests)
+		recCPU = httpProxy.cpu() - cpu0
+	}
+	for _, c := range []*child{httpProxy, rpChild} {
+		if serr := c.stop(); err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("http: %w", err)
+	}
+	fmt.Printf("BenchmarkIndependentHTTPJSON/reverseproxy 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRP, float64(rpCPU)/float64(requests))
+	fmt.Printf("BenchmarkIndependentHTTPJSON/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRec, float64(recCPU)/float64(requests))
+	return nil
+}
+
+func report(name string, v float64, unit string) { fmt.Printf("%s 1 %.2f %s\n", name, v, unit) }
+
+// clockTick is the unit of /proc/PID/stat's CPU times (USER_HZ, 100 on
+// Linux).
+const clockTick = 10 * time.Millisecond
+
+// serve serves h on a loopback port until closed.
+func serve(h http.Handler) net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "independent:", err)
+		os.Exit(1)
+	}
+	go http.Serve(ln, h)
+	return ln
+}
+
+func wsURL(u string) string { return "ws" + strings.TrimPrefix(u, "http") }
+
+// oneWay sends n 1 KiB messages to the sink at base, one write each, and
+// returns the MB/s until the sink has counted the last.
+func oneWay(base string, n int) (float64, error) {
+	ctx := context.Background()
+	c, _, err := websocket.Dial(ctx, wsURL(base)+"/sink", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer c.CloseNow()
+	msgs := make([][]byte, 256)
+	for i := range msgs {
+		msgs[i] = ends.Message(i)
+	}
+	start := time.Now()
+	for i := range n {
+		if err := c.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+			return 0, err
+		}
+	}
+	if err := c.Write(ctx, websocket.MessageText, []byte("done")); err != nil {
+		return 0, err
+	}
+	_, got, err := c.Read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	d := time.Since(start)
+	if string(got) != strconv.Itoa(n) {
+		return 0, fmt.Errorf("the sink counted %s messages, want %d", got, n)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	return float64(n*len(msgs[0])) / d.Seconds() / 1e6, nil
+}
+
+// echoTrips makes echo round trips of a 1 KiB message to each base in turn,
+// trips at a time, five blocks each, on connections kept open, and returns
+// each base's latencies.
+func echoTrips(bases []string, trips int) ([][]time.Duration, error) {
+	ctx := context.Background()
+	conns := make([]*websocket.Conn, len(bases))
+	for i, base := range bases {
+		c, _, err := websocket.Dial(ctx, wsURL(base)+"/echo", nil)
+		if err != nil {
+			return nil, err
+		}
+		defer c.CloseNow()
+		conns[i] = c
+	}
+	msg := ends.Message(1)
+	lat := make([][]time.Duration, len(bases))
+	for range 5 {
+		for i, c := range conns {
+			for range trips {
+				start := time.Now()
+				if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
+					return nil, err
+				}
+				if _, got, err := c.Read(ctx); err != nil || len(got) != len(msg) {
+					return nil, fmt.Errorf("echo of %d bytes: %d bytes back, %v", len(msg), len(got), err)
+				}
+				lat[i] = append(lat[i], time.Since(start))
+			}
+		}
+	}
+	for _, c := range conns {
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	return lat, nil
+}
+
+// fetchJSON fetches base's JSON response n times from 8 concurrent clients
+// and returns the MB/s of body.
+func fetchJSON(base string, n int) (float64, error) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections()
+	var left atomic.Int64
+	left.Store(int64(n))
+	var bytes atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	start := time.Now()
+	for range 8 {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				res, err := client.Get(base + "/api/threads")
+				if err != nil {
+					errs <- err
+					return
+				}
+				m, err := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil || res.StatusCode != http.StatusOK {
+					errs <- fmt.Errorf("%s: %s, %d bytes, %v", base, res.Status, m, err)
+					return
+				}
+				bytes.Add(m)
+			}
+		})
+	}
+	wg.Wait()
+	d := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(bytes.Load()) / d.Seconds() / 1e6, nil
+}
+
+// serveReverseProxy is the child that serves httputil.ReverseProxy in front
+// of upstream, as the baseline of the HTTP figure, until it is signalled.
+func serveReverseProxy(upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return err
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println("http://" + ln.Addr().String())
+	srv := &http.Server{Handler: rp}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+		<-sig
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// child is a proxy running as its own process, serving at url.
+type child struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *strings.Builder
+}
+
+// startChild runs name args and reads the URL it prints first.
+func startChild(name string, args ...string) (*child, error) {
+	cmd := exec.Command(name, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("%s printed no URL: %v\n%s", name, err, stderr.String())
+	}
+	return &child{cmd: cmd, url: strings.TrimSpace(line), stderr: &stderr}, nil
+}
+
+// cpu is the CPU time (user and system) the child has used so far, from
+// /proc (Linux; zero elsewhere), in clock ticks of 10 ms: what the proxy
+// costs per message or request, whatever else the machine is doing.
+func (c *child) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * clockTick
+}
+
+// stop ends the child with SIGTERM and waits for it.
+func (c *child) stop() error {
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if err := c.cmd.Wait(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", c.cmd.Path, err, c.stderr.String())
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+// Package ends holds the client-facing ends the proxy's benchmarks measure
+// against: a WebSocket sink and echo server and a JSON API, and the
+// messages and body they send. The benchmarks of ./bench and the
+// independent client (bench/independent) share them, so both measure the
+// same traffic; it links nothing of wireproof's.
+package ends
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/coder/websocket"
+)
+
+// Message returns a 1 KiB JSON text message that differs from its
+// neighbours the way RPC stream chunks do.
+func Message(n int) []byte {
+	b := fmt.Appendf(make([]byte, 0, 1024), `{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","sequence":%d,"delta":"`, n%97, n)
+	for len(b) < 1024-4 {
+		b = append(b, "lorem ipsum dolor sit amet "[n%7:]...)
+	}
+	return append(b[:1024-4], `"}]}`...)
+}
+
+// Sink counts the messages of a connection and answers "done" with the
+// count.
+func Sink() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(64 << 20)
+		ctx := context.Background()
+		n := 0
+		buf := make([]byte, 4096)
+		for {
+			_, rd, err := c.Reader(ctx)
+			if err != nil {
+				return
+			}
+			m, _ := io.ReadFull(rd, buf)
+			io.Copy(io.Discard, rd)
+			if string(buf[:m]) == "done" {
+				c.Write(ctx, websocket.MessageText, []byte(strconv.Itoa(n)))
+				continue
+			}
+			n++
+		}
+	})
+}
+
+// Echo echoes every message.
+func Echo() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := context.Background()
+		for {
+			typ, b, err := c.Read(ctx)
+			if err != nil || c.Write(ctx, typ, b) != nil {
+				return
+			}
+		}
+	})
+}
+
+// JSONBody is a 20 KiB JSON list of threads, as T3's API answers.
+func JSONBody() []byte {
+	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
+	return append(body[:len(body)-1], "]}"...)
+}
+
+// JSON serves body as application/json, with its length, at every path.
+func JSON(body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})
+}
