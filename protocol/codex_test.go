@@ -318,3 +318,21 @@ func FuzzCodexAppServer(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIsCodexAppServer: an argv decides the same as its words joined into
+// one shell string, and one naming no codex word is never the app-server.
+func FuzzIsCodexAppServer(f *testing.F) {
+	f.Add("/opt/bin/codex", "app-server", "--strict-config")
+	f.Add("sh", "-c", "codex app-server")
+	f.Add("codex", "exec", "app-server")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		argv := []string{a, b, c}
+		got := protocol.IsCodexAppServer(argv)
+		if joined := protocol.IsCodexAppServer([]string{strings.Join(argv, " ")}); joined != got {
+			t.Errorf("%q: %v, joined %v", argv, got, joined)
+		}
+		if got && !strings.Contains(strings.ToLower(strings.Join(argv, " ")), "codex") {
+			t.Errorf("%q names no codex, yet is the app-server", argv)
+		}
+	})
+}

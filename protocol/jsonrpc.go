@@ -396,9 +396,20 @@ func endCalls(p Name, at *bundle.Event, emit Emit, calls []*Call) {
 	}
 }
 
-// sortCalls sorts calls in the order they were requested.
+// sortCalls sorts calls in the order they were requested; calls of one
+// message (a batch) by direction, then id, so that the order is the same in
+// every process whatever the order of the maps they came from.
 func sortCalls(calls []*Call) {
-	sort.Slice(calls, func(i, j int) bool { return calls[i].RequestSeq < calls[j].RequestSeq })
+	sort.Slice(calls, func(i, j int) bool {
+		a, b := calls[i], calls[j]
+		if a.RequestSeq != b.RequestSeq {
+			return a.RequestSeq < b.RequestSeq
+		}
+		if a.Dir != b.Dir {
+			return a.Dir < b.Dir
+		}
+		return a.ID < b.ID
+	})
 }
 
 // closeEvent is the protocol event of a ws.close.

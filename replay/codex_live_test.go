@@ -20,6 +20,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/protocol"
@@ -225,5 +226,32 @@ func TestRealCodexAppServer(t *testing.T) {
 	}
 	if d := cmp.Diff(want, calls); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
+	}
+}
+
+// TestRecordedCodexVerifyRun replays a real run of verify --provider codex
+// --provider-cli (Codex 0.169.0 under the fixture server, idle): its
+// recorded verdict, passed, is reproduced, and the app-servers' stdio
+// (provider-1, provider-2) was decoded in the Codex dialect with nothing
+// invalid.
+func TestRecordedCodexVerifyRun(t *testing.T) {
+	dialect := map[string]int{}
+	res, err := replay.ReplayFile(context.Background(), "../protocol/testdata/codex-verify-idle.zst", &replay.Options{Engine: delivery.EngineOptions(&replay.EngineOptions{
+		OnEvent: func(pe *protocol.Event) {
+			if pe.Protocol == protocol.JSONRPC && strings.HasPrefix(pe.Conn, "provider-") {
+				dialect[pe.Conn+" "+string(pe.Dialect)]++
+				if len(pe.Invalid) > 0 {
+					t.Errorf("@%d %s: %v", pe.Seq, pe.Conn, pe.Invalid)
+				}
+			}
+		}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reproduced || res.Verdict.Status != assert.StatusPassed || res.DecodeErrorCount != 0 {
+		t.Errorf("reproduced %v, status %s, %d decode errors: %s", res.Reproduced, res.Verdict.Status, res.DecodeErrorCount, res.Diff)
+	}
+	if dialect["provider-1 codex-app-server"] == 0 || dialect["provider-2 codex-app-server"] == 0 || len(dialect) != 2 {
+		t.Errorf("JSON-RPC messages by channel and dialect: %v", dialect)
 	}
 }

@@ -154,10 +154,12 @@ func readEvent(ctx context.Context, path string, e Event) (*EventDetail, error) 
 // request at its seq (a stdio line, a WebSocket message, an HTTP body) as
 // Payload, and the answer as Exit: the message at its end seq, or, where the
 // call ends with its exchange (http.end), the last message the other side
-// sent on the call's connection before it.
+// sent on the call's connection before it. A Codex turn or item (protocol
+// codex) is its started and its completed notification.
 func readMessageCall(ctx context.Context, path string, c CallSpan) (*CallDetail, error) {
 	d := &CallDetail{CallSpan: c}
 	last := max(c.Seq, c.EndSeq)
+	codex := protocol.Name(c.Protocol) == protocol.Codex
 	inRange := func(seq uint64) bool { return seq == c.Seq || c.EndSeq != 0 && seq > c.Seq && seq <= c.EndSeq }
 	var reqDir bundle.Dir
 	err := scan(ctx, path, last, func(seq uint64, _ bundle.Kind) bool { return inRange(seq) }, func(ev *bundle.Event) bool {
@@ -165,7 +167,11 @@ func readMessageCall(ctx context.Context, path string, c CallSpan) (*CallDetail,
 		case ev.Seq == c.Seq:
 			reqDir = ev.Dir
 			d.Payload = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
-		case inRange(ev.Seq) && ev.Conn == c.Conn && ev.Dir != reqDir && len(ev.Body.Data) > 0:
+		case codex && ev.Seq == c.EndSeq && ev.Conn == c.Conn && len(ev.Body.Data) > 0:
+			// A Codex turn or item: both ends are the app-server's
+			// notifications (turn/completed, item/completed).
+			d.Exit = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+		case !codex && inRange(ev.Seq) && ev.Conn == c.Conn && ev.Dir != reqDir && len(ev.Body.Data) > 0:
 			d.Exit = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
 		}
 		return ev.Seq < last

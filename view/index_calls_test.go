@@ -31,6 +31,7 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 	}
 	live, _ := filepath.Glob(filepath.Join(goldenLive, "*.zst"))
 	paths = append(paths, live...)
+	paths = append(paths, codexVerifyBundle) // the real Codex CLI's app-server under the fixture server
 	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {

@@ -135,3 +135,59 @@ func TestReadMessageCall(t *testing.T) {
 		t.Errorf("calls with details: %v; want an MCP tools/call and a stream-json turn", seen)
 	}
 }
+
+// codexVerifyBundle is a real run of verify --provider codex --provider-cli
+// (Codex 0.169.0's app-server under the fixture server, idle).
+const codexVerifyBundle = "../protocol/testdata/codex-verify-idle.zst"
+
+// TestReadCodexCall: a Codex app-server's turns and items are calls of the
+// index (protocol codex), each with the notification that started it as
+// its payload and the one that completed it as its exit; its JSON-RPC
+// calls (turn/start) have their request and answer.
+func TestReadCodexCall(t *testing.T) {
+	_, ix, err := read(context.Background(), codexVerifyBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{
+		"turn":                  {`"method":"turn/started"`, `"method":"turn/completed"`},
+		"item userMessage":      {`"method":"item/started"`, `"method":"item/completed"`},
+		"item mcpToolCall":      {`"method":"item/started"`, `"method":"item/completed"`},
+		"item commandExecution": {`"method":"item/started"`, `"method":"item/completed"`},
+		"item agentMessage":     {`"method":"item/started"`, `"method":"item/completed"`},
+		"jsonrpc turn/start":    {`"method":"turn/start"`, `"result"`},
+		"jsonrpc thread/start":  {`"method":"thread/start"`, `"result"`},
+		"jsonrpc initialize":    {`"method":"initialize"`, `"result"`},
+	}
+	seen := map[string]bool{}
+	for _, c := range ix.Calls {
+		key := c.Method
+		switch c.Protocol {
+		case "codex":
+		case "jsonrpc":
+			key = "jsonrpc " + c.Method
+		default:
+			continue
+		}
+		w, ok := want[key]
+		if !ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		if c.Outcome != "success" {
+			t.Errorf("%s %s @%d: %s %s", c.Protocol, c.Method, c.Seq, c.Outcome, c.Reason)
+		}
+		d, err := readCall(context.Background(), codexVerifyBundle, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Payload == nil || d.Exit == nil || !strings.Contains(string(d.Payload.JSON), w[0]) || !strings.Contains(string(d.Exit.JSON), w[1]) {
+			t.Errorf("%s @%d..@%d: payload %v / exit %v; want %s and %s", key, c.Seq, c.EndSeq, d.Payload, d.Exit, w[0], w[1])
+		}
+	}
+	for k := range want {
+		if !seen[k] {
+			t.Errorf("no %s call in the index", k)
+		}
+	}
+}
