@@ -91,8 +91,9 @@ func jsonRPCEnvelope(ev *protocol.Event) *Failure {
 
 // jsonRPCAnswered: on a Codex app-server's stdio, every request of either
 // side is answered before the app-server exits on its own. An app-server
-// killed by a signal, a server that stopped and a bundle that ended are not
-// judged (Event.Unanswered).
+// killed by a signal or exiting while the server is being stopped, a
+// server that stopped and a bundle that ended are not judged
+// (Event.Unanswered).
 func jsonRPCAnswered(ev *protocol.Event) *Failure {
 	if ev.Kind != protocol.KindEnd || !ev.Unanswered || ev.Call == nil {
 		return nil

@@ -28,7 +28,8 @@ import (
 // item/started to item/completed (by the item's id), its
 // item/agentMessage/delta notifications as chunks; an item still open when
 // its turn completes ends there without an answer. And a request still
-// open when the app-server exits on its own (not killed by a signal) ends
+// open when the app-server exits on its own (not killed by a signal, and
+// not while the server is being stopped: Router.ServerStopping) ends
 // Unanswered: neither side may leave the other's request unanswered.
 
 // Dialect names a JSON-RPC dialect; "" is JSON-RPC 2.0 itself.

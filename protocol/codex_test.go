@@ -336,3 +336,37 @@ func FuzzIsCodexAppServer(f *testing.F) {
 		}
 	})
 }
+
+// TestCodexExitWhileServerStopping: an app-server that exits while the
+// server is being stopped (T3 closes its stdin on SIGTERM) leaves its
+// calls to the stop, not unanswered; once the server has stopped (Stop),
+// the next app-server's exit is its own again.
+func TestCodexExitWhileServerStopping(t *testing.T) {
+	var got []string
+	emit := func(ev *protocol.Event) {
+		if ev.Kind == protocol.KindEnd {
+			got = append(got, fmt.Sprintf("%d %s unanswered=%v why=%s", ev.Seq, ev.Method, ev.Unanswered, ev.Why))
+		}
+	}
+	rpc := protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder())
+	r := protocol.NewRouter(rpc, emit)
+	feed := func(evs []bundle.Event, base uint64) {
+		for i := range evs {
+			evs[i].Seq += base
+			r.Feed(&evs[i])
+		}
+	}
+	open := []string{`c2s {"id":3,"method":"turn/start","params":{}}`}
+	feed(channel(codexArgv, open, nil), 0)
+	r.ServerStopping(&bundle.Event{Seq: 10, Kind: bundle.KindProcSignal, Conn: "server", Name: "SIGTERM"})
+	feed([]bundle.Event{{Seq: 11, Kind: bundle.KindProcExit, Conn: "provider-1"}}, 0)
+	r.Stop(&bundle.Event{Seq: 12, Kind: bundle.KindProcExit, Conn: "server"}, "the server stopped")
+	feed(channel(codexArgv, open, &bundle.Event{Code: 0}), 20)
+	want := []string{
+		"11 turn/start unanswered=false why=the app-server exited with status 0 while the server was being stopped",
+		"23 turn/start unanswered=true why=the app-server exited with status 0",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ends (-want +got):\n%s", d)
+	}
+}

@@ -18,6 +18,9 @@ import (
 // (Event.Invalid). Memory is bounded by the calls in flight.
 type JSONRPCDecoder struct {
 	conns map[string]*rpcConn
+	// stopping: the server is being stopped (ServerStopping, until Stop),
+	// so a Codex app-server that exits leaves its calls to the stop.
+	stopping bool
 }
 
 type rpcConn struct {
@@ -112,6 +115,9 @@ func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 			why, own := exitWhy(ev)
 			if c.dialect != DialectCodex {
 				why = strings.Replace(why, "the app-server", "the process", 1)
+			}
+			if own && d.stopping {
+				why, own = why+" while the server was being stopped", false
 			}
 			// Kept (its dialect judges a line drained after the exit), with
 			// nothing in flight.
@@ -351,8 +357,14 @@ func jsonType(b []byte) string {
 	return "number"
 }
 
+// ServerStopping notes that the server is being stopped: a Codex
+// app-server exiting from now until Stop leaves its requests unanswered by
+// the stop's doing, not its own (Event.Unanswered stays false).
+func (d *JSONRPCDecoder) ServerStopping(at *bundle.Event) { d.stopping = true }
+
 // Stop ends every call in flight with an unknown outcome.
 func (d *JSONRPCDecoder) Stop(at *bundle.Event, why string, emit Emit) {
+	d.stopping = false
 	for _, id := range sortedKeys(d.conns) {
 		d.endAll(d.conns[id], at, "", false, emit)
 	}

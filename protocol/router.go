@@ -201,6 +201,26 @@ func (r *Router) feed(c *routed, ev *bundle.Event) {
 	}
 }
 
+// Stopping is a Decoder told that the server is being stopped (a signal
+// sent to it) before the processes it runs exit: what they then leave
+// unanswered is the stop's doing (JSONRPCDecoder: a Codex app-server's
+// requests).
+type Stopping interface {
+	ServerStopping(at *bundle.Event)
+}
+
+// ServerStopping tells every decoder that is Stopping that the server is
+// being stopped (at: the signal's proc.signal), until the next Stop.
+func (r *Router) ServerStopping(at *bundle.Event) {
+	seen := map[Decoder]bool{}
+	for _, d := range r.order {
+		if s, ok := d.(Stopping); ok && !seen[d] {
+			seen[d] = true
+			s.ServerStopping(at)
+		}
+	}
+}
+
 // Stop ends the open calls of every decoder (see Decoder.Stop); the ends
 // it emits say why (Event.Why).
 func (r *Router) Stop(at *bundle.Event, why string) {

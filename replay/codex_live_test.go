@@ -26,6 +26,7 @@ import (
 	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/record"
 	"github.com/wireproof/wireproof/replay"
+	"github.com/wireproof/wireproof/replay/synth"
 )
 
 // TestRealCodexAppServer records the real Codex CLI's app-server as verify
@@ -229,29 +230,63 @@ func TestRealCodexAppServer(t *testing.T) {
 	}
 }
 
-// TestRecordedCodexVerifyRun replays a real run of verify --provider codex
-// --provider-cli (Codex 0.169.0 under the fixture server, idle): its
-// recorded verdict, passed, is reproduced, and the app-servers' stdio
-// (provider-1, provider-2) was decoded in the Codex dialect with nothing
-// invalid.
-func TestRecordedCodexVerifyRun(t *testing.T) {
-	dialect := map[string]int{}
-	res, err := replay.ReplayFile(context.Background(), "../protocol/testdata/codex-verify-idle.zst", &replay.Options{Engine: delivery.EngineOptions(&replay.EngineOptions{
-		OnEvent: func(pe *protocol.Event) {
-			if pe.Protocol == protocol.JSONRPC && strings.HasPrefix(pe.Conn, "provider-") {
-				dialect[pe.Conn+" "+string(pe.Dialect)]++
-				if len(pe.Invalid) > 0 {
-					t.Errorf("@%d %s: %v", pe.Seq, pe.Conn, pe.Invalid)
-				}
+// TestRecordedCodexVerifyRuns replays real runs of verify --provider codex
+// --provider-cli with Codex 0.169.0: under the fixture server (idle,
+// passed) and under a real T3 0.0.33 server (idle: T3 never delivered the
+// child's completion as a typed notification, typed-notification fails;
+// T3 probes one app-server with initialize, account/read, skills/list and
+// model/list, runs parent and child threads on a second, and closes its
+// stdin when stopped). Each recorded verdict is reproduced, the
+// conformance suite passes, and the app-servers' stdio was decoded in the
+// Codex dialect with nothing invalid.
+func TestRecordedCodexVerifyRuns(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		status assert.Status
+	}{
+		{"../protocol/testdata/codex-verify-idle.zst", assert.StatusPassed},
+		{"../protocol/testdata/codex-t3-idle.zst", assert.StatusFailed},
+	} {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			dialect := map[string]int{}
+			res, err := replay.ReplayFile(context.Background(), c.path, &replay.Options{Engine: delivery.EngineOptions(&replay.EngineOptions{
+				OnEvent: func(pe *protocol.Event) {
+					if pe.Protocol == protocol.JSONRPC && strings.HasPrefix(pe.Conn, "provider-") {
+						dialect[pe.Conn+" "+string(pe.Dialect)]++
+						if len(pe.Invalid) > 0 {
+							t.Errorf("@%d %s: %v", pe.Seq, pe.Conn, pe.Invalid)
+						}
+					}
+				}})})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}})})
-	if err != nil {
-		t.Fatal(err)
+			if !res.Reproduced || res.Verdict.Status != c.status || res.DecodeErrorCount != 0 {
+				t.Errorf("reproduced %v, status %s, %d decode errors: %s", res.Reproduced, res.Verdict.Status, res.DecodeErrorCount, res.Diff)
+			}
+			if conf := conformanceOf(t, res.Verdict); conf.Failure != nil {
+				t.Errorf("conformance failed on real Codex traffic: %+v", conf.Failure)
+			}
+			if dialect["provider-1 codex-app-server"] == 0 || dialect["provider-2 codex-app-server"] == 0 || len(dialect) != 2 {
+				t.Errorf("JSON-RPC messages by channel and dialect: %v", dialect)
+			}
+		})
 	}
-	if !res.Reproduced || res.Verdict.Status != assert.StatusPassed || res.DecodeErrorCount != 0 {
-		t.Errorf("reproduced %v, status %s, %d decode errors: %s", res.Reproduced, res.Verdict.Status, res.DecodeErrorCount, res.Diff)
-	}
-	if dialect["provider-1 codex-app-server"] == 0 || dialect["provider-2 codex-app-server"] == 0 || len(dialect) != 2 {
-		t.Errorf("JSON-RPC messages by channel and dialect: %v", dialect)
+}
+
+// TestCodexExitDuringServerStop: the same app-server leaving Codex's
+// approval request unanswered (synth.CodexUnanswered) passes conformance
+// when it exits after the driver signalled the server: the stop cut it
+// off.
+func TestCodexExitDuringServerStop(t *testing.T) {
+	ch, _ := synth.CodexChannel("provider-1", synth.CodexUnanswered)
+	last := len(ch) - 1
+	stop := bundle.Event{Kind: bundle.KindProcSignal, Conn: replay.ServerConn, Name: "SIGTERM"}
+	ch = append(append(append([]bundle.Event{}, ch[:last]...), stop), ch[last])
+	evs, _ := insert(synth.MustBuild(synth.Options{Scenario: "idle"}).Events, 3, ch...)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
+	feedAll(t, e, evs)
+	if c := conformanceOf(t, e.Verdict()); c.Failure != nil {
+		t.Errorf("conformance failed: %+v", c.Failure)
 	}
 }

@@ -283,6 +283,10 @@ func (e *Engine) wire(ev *bundle.Event) {
 		bundle.KindHTTPRequest, bundle.KindHTTPResponse, bundle.KindHTTPBody, bundle.KindHTTPEnd,
 		bundle.KindProcStart: // a stdio channel's process: its argv says what it speaks
 		e.router.Feed(ev)
+	case bundle.KindProcSignal:
+		if ev.Conn == ServerConn {
+			e.router.ServerStopping(ev) // what its processes leave unanswered now is the stop's
+		}
 	case bundle.KindProcExit:
 		e.router.Feed(ev) // it ends the process's stdio channel
 		if ev.Conn == ServerConn {

@@ -31,7 +31,8 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 	}
 	live, _ := filepath.Glob(filepath.Join(goldenLive, "*.zst"))
 	paths = append(paths, live...)
-	paths = append(paths, codexVerifyBundle) // the real Codex CLI's app-server under the fixture server
+	// The real Codex CLI's app-server under the fixture server and under T3.
+	paths = append(paths, codexVerifyBundle, "../protocol/testdata/codex-t3-idle.zst")
 	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
