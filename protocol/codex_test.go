@@ -102,6 +102,40 @@ func routeChannel(evs []bundle.Event) []string {
 	return out
 }
 
+// TestCodexDialectReaderBuffers: a bundle.Reader's event holds its Attrs
+// and Body.Data in buffers it reuses for the next event, and the router
+// keeps a proc.start until the channel's first line: the dialect is decided
+// from the argv as it was, not from the bytes of the line read after it.
+func TestCodexDialectReaderBuffers(t *testing.T) {
+	evs := channel([]string{"/opt/bin/codex", "app-server"}, transcript(t)[:2], nil)
+	want := routeChannel(evs)
+	var got []string
+	rpc := protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder())
+	r := protocol.NewRouter(rpc, func(ev *protocol.Event) {
+		got = append(got, fmt.Sprintf("%d %s dialect=%s invalid=%q", ev.Seq, ev.Kind, ev.Dialect, ev.Invalid))
+	})
+	buf := make([]byte, 64<<10)
+	for _, ev := range evs {
+		// As Reader.Next: the event's bytes are in buf, which the next
+		// event overwrites.
+		for j := range buf {
+			buf[j] = 'x'
+		}
+		n := copy(buf, ev.Attrs)
+		m := copy(buf[n:], ev.Body.Data)
+		ev.Attrs, ev.Body.Data = buf[:n:n], buf[n:n+m:n+m]
+		r.Feed(&ev)
+	}
+	if len(got) != 2 || !strings.Contains(want[0], "dialect="+string(protocol.DialectCodex)) {
+		t.Fatalf("decoded %q (from buffers of their own: %q)", got, want)
+	}
+	for _, g := range got {
+		if !strings.Contains(g, "dialect="+string(protocol.DialectCodex)+" invalid=[]") {
+			t.Errorf("%s: want the Codex dialect, valid", g)
+		}
+	}
+}
+
 // TestCodexTranscript decodes the real app-server's traffic: every message
 // is valid in its dialect, the server's requests and Codex's approval
 // request are answered, the turn and its three items (the user's message,

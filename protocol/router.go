@@ -106,7 +106,7 @@ func (r *Router) retire(conn string, c *routed) {
 func (r *Router) Feed(ev *bundle.Event) {
 	switch ev.Kind {
 	case bundle.KindWSOpen:
-		o := *ev
+		o := held(ev)
 		delete(r.retired, ev.Conn) // the ring forgets it in its turn
 		r.conns[ev.Conn] = &routed{open: &o}
 	case bundle.KindHTTPRequest:
@@ -119,7 +119,7 @@ func (r *Router) Feed(ev *bundle.Event) {
 		// line decides the route, whose decoder then gets it first (the
 		// argv says what the process speaks). A new process on a channel
 		// starts a new connection.
-		o := *ev
+		o := held(ev)
 		delete(r.retired, ev.Conn)
 		r.conns[ev.Conn] = &routed{open: &o}
 	case bundle.KindProcExit:
@@ -162,6 +162,18 @@ func (r *Router) Feed(ev *bundle.Event) {
 			}
 		}
 	}
+}
+
+// held is a copy of an opening event the router keeps until the
+// connection's first message decides its route: with its own Attrs and
+// Body.Data, which a bundle.Reader's event aliases only until its next
+// event (a proc.start's argv, read after the next line, decides a stdio
+// channel's dialect).
+func held(ev *bundle.Event) bundle.Event {
+	o := *ev
+	o.Attrs = bytes.Clone(ev.Attrs)
+	o.Body.Data = bytes.Clone(ev.Body.Data)
+	return o
 }
 
 // cutMessage reports whether ev is a WebSocket message the recorder marked

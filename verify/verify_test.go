@@ -498,6 +498,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"verify", "--scenario", "idle", "--out", "testdata/used-out"},
 		{"verify", "--out", "testdata/used-out"},
 		{"verify", "--serialization", "cbor"},
+		{"verify", "--scenario", "idle", "--provider", "codex"}, // no scripted Codex: it needs --provider-cli
 	} {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
 			cmd := exec.Command(wireproofBin, args...)

@@ -1,13 +1,15 @@
 // Package cliwrap is the evidence wrapper around a real provider CLI
 // (`wireproof provider wrap CLI ARGS...`): an orchestration server is given
-// it as its Claude executable, and it execs the real CLI with the server's
-// arguments while streaming, to the recorder's stdio tap (claude.EnvTap), the
-// argv, every stdin, stdout and stderr line and the exit, exactly as the
-// scripted provider streams its own. It changes two things on the way, both
-// recorded: the MCP servers of --mcp-config that the recording proxy stands
-// in front of (claude.EnvMCPUpstream) are reached through the proxy
-// (claude.EnvMCPProxy), and the CLI gets a private home (EnvHome) and no
-// credential from the caller's environment other than the run's own.
+// it as its Claude or Codex executable, and it execs the real CLI with the
+// server's arguments while streaming, to the recorder's stdio tap
+// (claude.EnvTap), the argv, every stdin, stdout and stderr line and the
+// exit, exactly as the scripted provider streams its own. It changes two
+// things on the way, both recorded: the MCP servers that the recording proxy
+// stands in front of (claude.EnvMCPUpstream) are reached through the proxy
+// (claude.EnvMCPProxy), those of --mcp-config in argv (Claude) and those a
+// JSON-RPC request names on stdin (Codex's thread/start, codex.go); and the
+// CLI gets a private home (EnvHome) and no credential from the caller's
+// environment other than the run's own.
 //
 // The bytes between the server and the CLI are relayed unchanged, line by
 // line, and each line is tapped as it is relayed.
