@@ -15,10 +15,10 @@
 # average is printed before, at every round and after, with the command
 # line and commit that made the table. Then bench/replay.sh and bench/s3.sh.
 # Exits non-zero unless every figure is ok, and says how long it took.
-# Takes five to six minutes on two cores at a load average of 10-30 (286 s
-# and about 360 s in two runs: five ./bench rounds of 40-50 s each at
-# BENCHTIME=1s, the default, which lengthens the b.N benchmarks, then
-# replay.sh); a quiet machine's time is not yet measured.
+# Takes about four minutes on two cores (216 s at a load average of 6-12:
+# five rounds of the ./bench benchmarks at BENCHTIME=1s, the default, which
+# lengthens the b.N benchmarks, and of bench/independent, then replay.sh);
+# a quiet machine's time is not yet measured.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
