@@ -170,7 +170,10 @@ type Emit func(*Event)
 // Decoder turns the bundle events of the connections routed to it into
 // protocol events.
 type Decoder interface {
-	// Feed takes the next bundle event of a connection routed to the decoder.
+	// Feed takes the next bundle event of a connection routed to the
+	// decoder: for a stdio channel also the proc.start of its process
+	// (before its first line) and its proc.exit. A decoder ignores the
+	// kinds it does not read.
 	Feed(ev *bundle.Event, emit Emit)
 	// Stop ends the calls still open on every connection of the decoder with
 	// an unknown outcome: why says what happened (the server stopped, the

@@ -503,6 +503,9 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
 }
 
+// SignalName is a signal's name as a proc.exit event spells it ("SIGTERM").
+func SignalName(s syscall.Signal) string { return signalName(s) }
+
 func signalName(s syscall.Signal) string {
 	if name, ok := signalNames[s]; ok {
 		return name

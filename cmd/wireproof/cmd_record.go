@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +63,9 @@ stderr). A command that cannot be started (not found, not executable) exits
 
 With --stdio the command's stdin and stdout are recorded too, line by line, as
 the NDJSON of a stdio protocol (a provider process speaking JSON-RPC 2.0, for
-example): put wireproof in front of such a process where its parent starts it.
-The lines pass through unchanged. --upstream may then be left out.
+example), between the process's start (its command line) and exit: put
+wireproof in front of such a process where its parent starts it. The lines
+pass through unchanged. --upstream may then be left out.
 
 Credentials (Authorization, X-Api-Key, cookies, token and ticket fields) and every
 --redact string are replaced by [REDACTED] before anything is written. The
@@ -262,7 +264,22 @@ func runRecorded(ctx context.Context, opts recordOptions, rec *record.Recorder, 
 	done := make(chan error, 1)
 	var group *record.Group
 	if opts.stdio {
-		go func() { done <- record.TapCommand(ctx, rec, "stdio", cmd) }()
+		go func() {
+			// The channel's process, as verify records a provider's: its
+			// argv says what it speaks (a codex app-server's JSON-RPC
+			// dialect), its exit ends the calls it left open.
+			attrs, _ := json.Marshal(map[string][]string{"argv": redactedCommand(opts)})
+			_, _ = rec.Emit(&bundle.Event{Kind: bundle.KindProcStart, Conn: stdioConn, Attrs: attrs})
+			err := record.TapCommand(ctx, rec, stdioConn, cmd)
+			if ps := cmd.ProcessState; ps != nil {
+				exit := &bundle.Event{Kind: bundle.KindProcExit, Conn: stdioConn, Code: ps.ExitCode()}
+				if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					exit.Code, exit.Name = -1, record.SignalName(ws.Signal())
+				}
+				_, _ = rec.Emit(exit)
+			}
+			done <- err
+		}()
 	} else {
 		var err error
 		if group, err = record.StartGroup(cmd); err != nil {
@@ -365,11 +382,20 @@ func recordManifest(opts recordOptions) bundle.Manifest {
 		m.Options["redact"] = strconv.Itoa(len(opts.redact)) + " secrets"
 	}
 	if len(opts.command) > 0 {
-		cmd := make([]string, len(opts.command))
-		for i, a := range opts.command {
-			cmd[i] = redact.Text(a, &redact.Options{Secrets: opts.redact, TokenFields: opts.allTokenFields()})
-		}
-		m.Commands = [][]string{cmd}
+		m.Commands = [][]string{redactedCommand(opts)}
 	}
 	return m
+}
+
+// stdioConn is the channel of the command's stdio (--stdio).
+const stdioConn = "stdio"
+
+// redactedCommand is the command line as the bundle holds it: --redact
+// values and token fields' values redacted.
+func redactedCommand(opts recordOptions) []string {
+	cmd := make([]string, len(opts.command))
+	for i, a := range opts.command {
+		cmd[i] = redact.Text(a, &redact.Options{Secrets: opts.redact, TokenFields: opts.allTokenFields()})
+	}
+	return cmd
 }

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 			"record-client": recordClient,
 			"stdio-echo":    stdioEcho,
 			"jsonrpc-peer":  jsonRPCPeer,
+			"codex-app":     codexApp,
 		},
 		Setup: func() (func(), error) {
 			dir, err := os.MkdirTemp("", "wireproof-test-")
