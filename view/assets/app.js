@@ -774,18 +774,22 @@ class Waterfall {
       }
       return Math.max(ends.length, 1);
     };
-    // A lane per process: the server, each provider process.
+    // A lane per process: the server, each provider process, with the
+    // calls of its stdio (JSON-RPC, stream-json, a Codex app-server's turns
+    // and items) under it.
     for (const conn of [...new Set(ix.procs.map((p) => p.conn))]) {
       const items = ix.procs.filter((p) => p.conn === conn).map((p) => ({ type: "proc", t: p.t, endT: p.endT, p }));
       lanes.push({ name: conn, items, rows: pack(items, 3) });
+      const calls = ix.calls.filter((c) => c.conn === conn).map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
+      if (calls.length) lanes.push({ name: "  rpc", items: calls, rows: pack(calls, 6) });
     }
     // The client's HTTP, then MCP's (exchanges that carry JSON-RPC) apart.
     for (const [name, side] of [["http", ""], ["mcp", "mcp"]]) {
       const items = ix.http.map((x, i) => ({ type: "http", t: x.t, endT: x.endT, x, i })).filter((it) => (it.x.side || "") === side);
       if (items.length) lanes.push({ name, items, rows: pack(items, 4) });
     }
-    // A Claude CLI's model calls (Anthropic's Messages API).
-    const model = ix.calls.filter((c) => c.protocol === "anthropic").map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
+    // A CLI's model calls (Anthropic's Messages API, OpenAI's Responses API).
+    const model = ix.calls.filter((c) => c.protocol === "anthropic" || c.protocol === "openai").map((c) => ({ type: "call", t: c.t, endT: c.endT, c }));
     if (model.length) lanes.push({ name: "model", items: model, rows: pack(model, 4) });
     for (const w of ix.ws) {
       lanes.push({ name: w.conn, items: [{ type: "ws", t: w.t, endT: w.closeT, w, row: 0 }], rows: 1 });
