@@ -290,3 +290,19 @@ func TestCodexExitDuringServerStop(t *testing.T) {
 		t.Errorf("conformance failed: %+v", c.Failure)
 	}
 }
+
+// TestCodexChannelConforms: the trimmed real app-server traffic synth uses
+// (synth.CodexFine) passes conformance beside a passing run, so each Codex
+// fault's failure is its own.
+func TestCodexChannelConforms(t *testing.T) {
+	ch, at := synth.CodexChannel("provider-1", synth.CodexFine)
+	if at != -1 {
+		t.Fatalf("the fine channel labels a fault at %d", at)
+	}
+	evs, _ := insert(synth.MustBuild(synth.Options{Scenario: "idle"}).Events, 3, ch...)
+	e := replay.NewEngine(delivery.EngineOptions(nil))
+	feedAll(t, e, evs)
+	if v := e.Verdict(); v.Status != assert.StatusPassed {
+		t.Errorf("verdict %s: %+v", v.Status, v.Failure)
+	}
+}

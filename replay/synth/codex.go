@@ -15,12 +15,16 @@ const (
 	CodexFine       = ""                         // the server's requests and Codex's approval request answered
 	CodexUnanswered = "codex-unanswered-request" // the server never answers Codex's approval request; Codex exits (status 0)
 	CodexBadMessage = "codex-result-and-error"   // Codex answers turn/start with both result and error
+	CodexOrphan     = "codex-orphan-answer"      // the server answers an approval Codex never asked for
+	CodexReusedID   = "codex-reused-id"          // the server sends turn/start with thread/start's id while it is open
 )
 
 // CodexChecks names the check each Codex fault fails.
 var CodexChecks = map[string]string{
 	CodexUnanswered: assert.CheckJSONRPCAnswered,
 	CodexBadMessage: assert.CheckJSONRPCEnvelope,
+	CodexOrphan:     assert.CheckAnswersRequest,
+	CodexReusedID:   assert.CheckIDNotReused,
 }
 
 // CodexArgv is the argv of the Codex app-server of CodexChannel, as verify's
@@ -71,6 +75,15 @@ func CodexChannel(conn, fault string) ([]bundle.Event, int) {
 		case fault == CodexBadMessage && strings.HasPrefix(l, `s2c {"id":3,`):
 			l = `s2c {"id":3,"result":{"turn":{"id":"turn-codex-0001"}},"error":{"code":-32603,"message":"turn failed"}}`
 			at = len(evs)
+		case fault == CodexOrphan && strings.HasPrefix(l, `c2s {"id":0,`):
+			l = `c2s {"id":7,"result":{"decision":"accept"}}`
+			at = len(evs)
+		case fault == CodexReusedID && strings.HasPrefix(l, `s2c {"id":2,`):
+			l = `c2s {"id":2,"method":"turn/start","params":{"threadId":"thread-codex-0001","input":[]}}`
+			at = len(evs)
+			dir, body, _ := strings.Cut(l, " ")
+			evs = append(evs, bundle.Event{Kind: bundle.KindStdioLine, Conn: conn, Dir: bundle.Dir(dir), Body: bundle.Text([]byte(body))})
+			l = `s2c {"id":2,"result":{"thread":{"id":"thread-codex-0001"}}}`
 		}
 		dir, body, _ := strings.Cut(l, " ")
 		evs = append(evs, bundle.Event{Kind: bundle.KindStdioLine, Conn: conn, Dir: bundle.Dir(dir), Body: bundle.Text([]byte(body))})
