@@ -41,7 +41,7 @@ type bodyRecorder struct {
 	attrs  []byte // attrs of every http.body event: {"decoded":"gzip"}
 
 	mu     sync.Mutex // serialises write and close (the transport reads request bodies on its own goroutine)
-	stream *redact.Stream
+	stream bodyCutter
 	closed bool
 
 	// Decoding only.
@@ -64,8 +64,27 @@ func contentCoding(h http.Header) (coding string, known bool) {
 	return v, false
 }
 
+// bodyCutter cuts a body into pieces that can each be redacted on their own
+// (redact.Stream, or redact.EventStream for server-sent events).
+type bodyCutter interface {
+	Next(chunk []byte) []byte
+	Flush(ended bool) []byte
+}
+
+// isEventStream reports whether h says the body is server-sent events.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}
+
 func newBodyRecorder(ex *httpExchange, dir bundle.Dir, h http.Header) *bodyRecorder {
-	br := &bodyRecorder{ex: ex, dir: dir, stream: redact.NewStream(ex.p.rec.red)}
+	var stream bodyCutter = redact.NewStream(ex.p.rec.red)
+	if isEventStream(h) {
+		// A text streamed as deltas is redacted joined (a secret split
+		// across two events reaches no disk); the wire bytes pass at once.
+		stream = redact.NewEventStream(ex.p.rec.red)
+	}
+	br := &bodyRecorder{ex: ex, dir: dir, stream: stream}
 	coding, known := contentCoding(h)
 	switch {
 	case coding == "":

@@ -21,67 +21,81 @@ import (
 // recorded before the upstream sends the next one: the upstream waits for the
 // test's signal, which comes only once both happened. A chunk ending with a
 // secret's first bytes is relayed at once too; only its recording waits for
-// the chunk that decides it.
+// the chunk that decides it. In a server-sent event body the unit recorded
+// is the event: an unfinished one waits for its blank line (its deltas are
+// redacted joined, redact.EventStream).
 func TestStreamChunkRecordedBeforeNext(t *testing.T) {
-	const secret = "sk-live-0123456789"
-	next := make(chan struct{}, 3)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, chunk := range []string{"data: one\n\n", "data: sk-li", "ve-0123456789\n\n"} {
-			w.Write([]byte(chunk))
-			w.(http.Flusher).Flush()
-			<-next
-		}
-	}))
-	defer up.Close()
-	rc := startRecording(t, up.URL, &Options{Redact: []string{secret}})
-	recorded := make(chan string, 16)
-	rc.rec.Subscribe("test", SubscriberFunc(func(ev *bundle.Event) error {
-		if ev.Kind == bundle.KindHTTPBody {
-			recorded <- string(ev.Body.Data)
-		}
-		return nil
-	}))
-	res, err := http.Get(rc.URL + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	read := func(n int) string {
-		b := make([]byte, n)
-		if _, err := io.ReadFull(res.Body, b); err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	if got := read(len("data: one\n\n")); got != "data: one\n\n" {
-		t.Fatalf("client read %q", got)
-	}
-	if got := <-recorded; got != "data: one\n\n" {
-		t.Fatalf("recorded %q, want the first chunk whole before the next is sent", got)
-	}
-	next <- struct{}{} // the upstream may send the second chunk
-	if got := read(len("data: sk-li")); got != "data: sk-li" {
-		t.Fatalf("client read %q, want the chunk relayed before the next one", got)
-	}
-	if got := <-recorded; got != "data: " {
-		t.Fatalf("recorded %q, want only what cannot begin the secret", got)
-	}
-	next <- struct{}{}
-	next <- struct{}{}
-	rest, _ := io.ReadAll(res.Body)
-	if string(rest) != "ve-0123456789\n\n" {
-		t.Errorf("client read %q", rest)
-	}
-	evs := rc.stop()
-	var body strings.Builder
-	for _, ev := range evs {
-		if ev.Kind == bundle.KindHTTPBody {
-			body.Write(ev.Body.Data)
-		}
-	}
-	if want := "data: one\n\ndata: [REDACTED]\n\n"; body.String() != want {
-		t.Errorf("recorded body %q, want %q", body.String(), want)
+	for _, tc := range []struct {
+		contentType string
+		held        string // what is recorded of "data: sk-li" before the rest comes
+	}{{"application/octet-stream", "data: "}, {"text/event-stream", ""}} {
+		t.Run(tc.contentType, func(t *testing.T) {
+			const secret = "sk-live-0123456789"
+			next := make(chan struct{}, 3)
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				for _, chunk := range []string{"data: one\n\n", "data: sk-li", "ve-0123456789\n\n"} {
+					w.Write([]byte(chunk))
+					w.(http.Flusher).Flush()
+					<-next
+				}
+			}))
+			defer up.Close()
+			rc := startRecording(t, up.URL, &Options{Redact: []string{secret}})
+			recorded := make(chan string, 16)
+			rc.rec.Subscribe("test", SubscriberFunc(func(ev *bundle.Event) error {
+				if ev.Kind == bundle.KindHTTPBody {
+					recorded <- string(ev.Body.Data)
+				}
+				return nil
+			}))
+			res, err := http.Get(rc.URL + "/events")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			read := func(n int) string {
+				b := make([]byte, n)
+				if _, err := io.ReadFull(res.Body, b); err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			if got := read(len("data: one\n\n")); got != "data: one\n\n" {
+				t.Fatalf("client read %q", got)
+			}
+			if got := <-recorded; got != "data: one\n\n" {
+				t.Fatalf("recorded %q, want the first chunk whole before the next is sent", got)
+			}
+			next <- struct{}{} // the upstream may send the second chunk
+			if got := read(len("data: sk-li")); got != "data: sk-li" {
+				t.Fatalf("client read %q, want the chunk relayed before the next one", got)
+			}
+			if tc.held != "" {
+				if got := <-recorded; got != tc.held {
+					t.Fatalf("recorded %q, want only what cannot begin the secret", got)
+				}
+			}
+			next <- struct{}{}
+			next <- struct{}{}
+			rest, _ := io.ReadAll(res.Body)
+			if string(rest) != "ve-0123456789\n\n" {
+				t.Errorf("client read %q", rest)
+			}
+			if got, want := <-recorded, strings.TrimPrefix("data: [REDACTED]\n\n", tc.held); got != want {
+				t.Errorf("recorded %q once the rest came, want %q", got, want)
+			}
+			evs := rc.stop()
+			var body strings.Builder
+			for _, ev := range evs {
+				if ev.Kind == bundle.KindHTTPBody {
+					body.Write(ev.Body.Data)
+				}
+			}
+			if want := "data: one\n\ndata: [REDACTED]\n\n"; body.String() != want {
+				t.Errorf("recorded body %q, want %q", body.String(), want)
+			}
+		})
 	}
 }
 

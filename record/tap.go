@@ -3,6 +3,7 @@ package record
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,9 @@ type tap struct {
 
 	mu      sync.Mutex // serialises bytes through the splitter, and guards emitErr
 	split   *lineSplitter
-	long    *redact.Stream // the pieces of a line longer than MaxLineBytes
+	long    *redact.Stream    // the pieces of a line longer than MaxLineBytes
+	deltas  *redact.Deltas    // the lines, a text streamed as deltas redacted joined
+	held    []json.RawMessage // the attrs of the lines deltas holds, in order
 	ended   bool
 	emitErr error
 }
@@ -62,8 +65,35 @@ func (t *tap) emitLine(line []byte, end lineEnd) {
 			return
 		}
 	}
+	if rec, ok := t.em.(*Recorder); ok {
+		// A text streamed as deltas over lines (Codex's
+		// item/agentMessage/delta, the Claude CLI's stream_event) is
+		// redacted joined: a line whose text may begin a secret waits, with
+		// the lines behind it, until the next decides.
+		if t.deltas == nil {
+			t.deltas = redact.NewDeltas(rec.red)
+		}
+		t.held = append(t.held, end.attrs())
+		t.emitHeld(t.deltas.Next(slices.Clone(line)))
+		return
+	}
+	t.emitOne(slices.Clone(line), end.attrs())
+}
+
+// emitHeld records the lines deltas released, each with its attrs. t.mu is
+// held.
+func (t *tap) emitHeld(lines [][]byte) {
+	for _, l := range lines {
+		attrs := t.held[0]
+		t.held = t.held[1:]
+		t.emitOne(l, attrs)
+	}
+}
+
+// emitOne records one line. t.mu is held.
+func (t *tap) emitOne(line []byte, attrs json.RawMessage) {
 	ev := &bundle.Event{Kind: bundle.KindStdioLine, Conn: t.name, Dir: t.dir,
-		Body: bundle.Text(slices.Clone(line)), Attrs: end.attrs()}
+		Body: bundle.Text(line), Attrs: attrs}
 	if _, err := t.em.Emit(ev); err != nil && t.emitErr == nil {
 		t.emitErr = fmt.Errorf("record: emitting a stdio line of %q: %w", t.name, err)
 	}
@@ -76,11 +106,14 @@ func (t *tap) observe(p []byte) {
 	}
 }
 
-// end flushes an unfinished last line, once.
+// end flushes an unfinished last line and the lines held, once.
 func (t *tap) end() {
 	if !t.ended {
 		t.ended = true
 		t.split.Flush()
+		if t.deltas != nil {
+			t.emitHeld(t.deltas.Flush(true))
+		}
 	}
 }
 

@@ -477,6 +477,13 @@ func leakUpstream(t *testing.T) *leakServer {
 // holds secret in any spelling, or core (a piece of it) in any spelling.
 func checkNoLeak(t *testing.T, path, secret, core string) {
 	t.Helper()
+	checkNoLeakOf(t, path, secret, core, nil)
+}
+
+// checkNoLeakOf is checkNoLeak that also looks for each of extra as it is
+// (the pieces a secret was streamed in, and adjacent pieces joined).
+func checkNoLeakOf(t *testing.T, path, secret, core string, extra []string) {
+	t.Helper()
 	outputs := map[string]string{"decompressed bundle": string(testkit.Decompress(t, path))}
 	c, err := bundle.ReadFile(path, nil)
 	if err != nil {
@@ -503,7 +510,7 @@ func checkNoLeak(t *testing.T, path, secret, core string) {
 	dir := t.TempDir()
 	har, html := filepath.Join(dir, "x.har"), filepath.Join(dir, "x.html")
 	for _, args := range [][]string{
-		{"inspect", path}, {"inspect", "--full", path}, {"inspect", "--json", path},
+		{"inspect", path}, {"inspect", "--full", path}, {"inspect", "--json", path}, {"inspect", "--calls", path},
 		{"export", "--har", har, path}, {"report", "-o", html, path},
 	} {
 		code, stdout, stderr := runBin(t, args...)
@@ -524,6 +531,7 @@ func checkNoLeak(t *testing.T, path, secret, core string) {
 		needles = append(needles, spelling.Spell(secret, sp), spelling.Spell(core, sp))
 	}
 	needles = append(needles, spelling.Base64Stable(secret)...)
+	needles = append(needles, extra...)
 	// Searched without regard to case (Go gives header names its own), and
 	// again with the line breaks of wrapped base64 taken out.
 	unwrap := strings.NewReplacer("\r", "", "\n", "", `\r`, "", `\n`, "")
