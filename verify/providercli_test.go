@@ -100,16 +100,7 @@ func TestProviderCLIScenarios(t *testing.T) {
 	wantCLIs := map[assert.Scenario]int{assert.ScenarioIdle: 2, assert.ScenarioActive: 2, assert.ScenarioNative: 1, assert.ScenarioNested: 3}
 	for _, sc := range verify.Scenarios {
 		t.Run(string(sc), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			var key string
-			// The workspace is kept, so that the CLI's private home (its
-			// config, transcripts and temporary files) is searched too.
-			res := runOnce(t, verify.Options{Scenario: sc, ProviderCLI: cli, Timeout: cliTimeout, OutDir: out, KeepWorkspace: true,
-				Hooks: &verify.Hooks{Secret: func(s string) {
-					if strings.HasPrefix(s, "sk-ant-") {
-						key = s
-					}
-				}}})
+			res, out, key := runKept(t, sc, cli, "sk-ant-")
 			if f := res.Verdict.Failure; f != nil {
 				t.Fatalf("%s failed: %s (%s) @%d: expected %s, seen %s", sc, f.Check, f.Message, f.Seq, f.Expected, f.Seen)
 			}
@@ -155,27 +146,51 @@ func TestProviderCLIScenarios(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(res.Workspace, "provider-home", ".claude")); err != nil {
 				t.Errorf("the CLI's private home: %v", err)
 			}
-			homeFiles := 0
-			_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-				if err != nil || d.IsDir() || strings.HasSuffix(path, ".zst") {
-					return err
-				}
-				b, err := os.ReadFile(path)
-				if err != nil {
-					t.Error(err)
-					return nil
-				}
-				checkSecretSpellings(t, b, key)
-				if strings.Contains(path, "provider-home") {
-					homeFiles++
-				}
-				return nil
-			})
-			if homeFiles == 0 {
+			if homeFiles := checkOutputFiles(t, out, key); homeFiles == 0 {
 				t.Error("no file of the CLI's home was searched")
 			}
 		})
 	}
+}
+
+// runKept runs scenario sc on the real CLI (runOnce) with the workspace
+// kept, so that the CLI's private home (its config, transcripts and
+// temporary files) can be searched too, and returns the result, the output
+// directory and the run's model key: the secret it reported that begins
+// with keyPrefix.
+func runKept(t *testing.T, sc assert.Scenario, cli, keyPrefix string) (res *verify.Result, out, key string) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	res = runOnce(t, verify.Options{Scenario: sc, ProviderCLI: cli, Timeout: cliTimeout, OutDir: out, KeepWorkspace: true,
+		Hooks: &verify.Hooks{Secret: func(s string) {
+			if strings.HasPrefix(s, keyPrefix) {
+				key = s
+			}
+		}}})
+	return res, out, key
+}
+
+// checkOutputFiles searches every file of an output directory but the
+// bundles (runOnce searches those) for secret in every spelling, and
+// returns how many of them were in the CLI's home (provider-home).
+func checkOutputFiles(t *testing.T, out, secret string) (homeFiles int) {
+	t.Helper()
+	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".zst") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		checkSecretSpellings(t, b, secret)
+		if strings.Contains(path, "provider-home") {
+			homeFiles++
+		}
+		return nil
+	})
+	return homeFiles
 }
 
 // TestProviderCLIServerCmd: a server given as --server-cmd finds the real

@@ -8,10 +8,139 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/provider/cliwrap"
 	"github.com/wireproof/wireproof/verify"
 )
+
+// codexThreadStarts are the thread/start lines the server wrote to its
+// Codex app-servers, as recorded, and the channels they went to.
+func codexThreadStarts(events []bundle.Event) (lines []string, conns map[string]bool) {
+	conns = map[string]bool{}
+	for _, ev := range events {
+		if ev.Kind == bundle.KindStdioLine && strings.HasPrefix(ev.Conn, "provider-") && ev.Dir == bundle.DirClientToServer &&
+			strings.Contains(string(ev.Body.Data), `"method":"thread/start"`) {
+			lines = append(lines, string(ev.Body.Data))
+			conns[ev.Conn] = true
+		}
+	}
+	return lines, conns
+}
+
+// responsesCalls counts the model calls of the Responses API in a bundle.
+func responsesCalls(events []bundle.Event) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == bundle.KindHTTPRequest && strings.HasPrefix(ev.Conn, "model-") && ev.Method == "POST" && ev.URL == "/v1/responses" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestProviderCodexScenarios runs every scenario with the real Codex CLI
+// (--provider-cli alone: the provider is the CLI's, codex) against the
+// embedded fixture server's Codex provider and the scripted Responses API.
+// idle, active and nested pass live and replay to the same verdict
+// (runOnce); native does not apply to Codex, which the verdict says from the
+// manifest's providerDriver. A bundle holds all sides: the client's
+// traffic, each `codex app-server`'s argv, stdio and exit, its MCP calls
+// through the recording proxy (the URL thread/start gave it rewritten, its
+// bearer token redacted) and its model calls; the run's key is in no file
+// of the output, the CLI's private CODEX_HOME included.
+func TestProviderCodexScenarios(t *testing.T) {
+	cli := testkit.CodexCLI(t, "..")
+	for _, sc := range verify.Scenarios {
+		t.Run(string(sc), func(t *testing.T) {
+			res, out, key := runKept(t, sc, cli, "sk-wireproof-codex-")
+			hdr, events := readBundle(t, res.Bundle)
+			if hdr.Manifest.Provider != verify.DriverCodex || hdr.Manifest.Model != verify.DefaultCodexModel {
+				t.Errorf("manifest provider %q model %q, want %s and %s", hdr.Manifest.Provider, hdr.Manifest.Model, verify.DriverCodex, verify.DefaultCodexModel)
+			}
+			opts := hdr.Manifest.Options
+			if opts["providerDriver"] != verify.DriverCodex || !strings.HasPrefix(opts["providerCliVersion"], "codex-cli ") {
+				t.Errorf("manifest providerDriver %q providerCliVersion %q", opts["providerDriver"], opts["providerCliVersion"])
+			}
+			if key == "" {
+				t.Fatal("the run reported no Codex key")
+			}
+			if sc == assert.ScenarioNative {
+				if res.Verdict.Status != assert.StatusNotApplicable || res.Status != assert.StatusNotApplicable {
+					t.Fatalf("native on Codex: verdict %s (result %s), want %s", res.Verdict.Status, res.Status, assert.StatusNotApplicable)
+				}
+				return
+			}
+			if f := res.Verdict.Failure; f != nil || res.Verdict.Status != assert.StatusPassed {
+				t.Fatalf("%s %s: %+v", sc, res.Verdict.Status, f)
+			}
+			s := bundleSides(t, events)
+			if s.client == 0 || len(s.providers) == 0 {
+				t.Fatalf("%d client messages, %d provider processes recorded", s.client, len(s.providers))
+			}
+			starts, sessions := codexThreadStarts(events)
+			if len(starts) == 0 {
+				t.Fatal("no thread/start recorded")
+			}
+			// Every app-server is recorded from its argv to its exit; a
+			// session's (not a status probe the server stopped at once)
+			// both ways.
+			for name, c := range s.providers {
+				if len(c.argv) < 2 || c.argv[0] != cli || !strings.Contains(strings.Join(c.argv[1:], " "), "app-server") {
+					t.Errorf("%s argv %q: want the Codex CLI's app-server", name, c.argv)
+				}
+				if c.in == 0 || !c.exited || (sessions[name] && c.out == 0) {
+					t.Errorf("%s: %d stdin and %d stdout lines, exited %v", name, c.in, c.out, c.exited)
+				}
+			}
+			for _, l := range starts {
+				if strings.Contains(l, `"mcp_servers"`) && !strings.Contains(l, `"Authorization":"[REDACTED]"`) {
+					t.Errorf("thread/start as recorded: %s\nwant its MCP bearer token redacted", l)
+				}
+			}
+			if !strings.Contains(starts[0], `"mcp_servers"`) {
+				t.Errorf("the first thread/start names no MCP server: %s", starts[0])
+			}
+			if s.mcp == 0 || len(s.mcpCalls) == 0 || s.mcpCalls[0] != "delegate_task" {
+				t.Errorf("%d MCP requests through the recording proxy, tool calls %q: want delegate_task first", s.mcp, s.mcpCalls)
+			}
+			if n := responsesCalls(events); n < 2 {
+				t.Errorf("%d Responses API calls recorded", n)
+			}
+			// The CLI's private home: the config naming the scripted model,
+			// and no key in it or in any other file of the output.
+			cfg, err := os.ReadFile(filepath.Join(cliwrap.CodexHome(filepath.Join(res.Workspace, "provider-home")), "config.toml"))
+			if err != nil || !strings.Contains(string(cfg), `wire_api = "responses"`) || !strings.Contains(string(cfg), verify.CodexKeyEnv) {
+				t.Errorf("the CLI's config.toml: %v\n%s", err, cfg)
+			}
+			if homeFiles := checkOutputFiles(t, out, key); homeFiles < 2 {
+				t.Errorf("%d files of the CLI's home searched, want its config and its sessions", homeFiles)
+			}
+		})
+	}
+}
+
+// TestProviderCodexServerCmd: a server given as --server-cmd finds the
+// Codex CLI's wrapper through the providers.codex settings written into its
+// home (binaryPath and homePath, as T3 reads them), and the run passes on
+// the real CLI; --provider codex is given, as the reference verifier's flag.
+func TestProviderCodexServerCmd(t *testing.T) {
+	cli := testkit.CodexCLI(t, "..")
+	res := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ServerCmd: wireproofBin + " fixture", Provider: verify.DriverCodex, ProviderCLI: cli, Timeout: cliTimeout})
+	if f := res.Verdict.Failure; f != nil {
+		t.Fatalf("failed: %s (%s) @%d: expected %s, seen %s", f.Check, f.Message, f.Seq, f.Expected, f.Seen)
+	}
+	_, events := readBundle(t, res.Bundle)
+	s := bundleSides(t, events)
+	if len(s.providers) == 0 || responsesCalls(events) == 0 {
+		t.Errorf("%d CLI processes and %d model calls recorded", len(s.providers), responsesCalls(events))
+	}
+	for name, c := range s.providers {
+		if len(c.argv) == 0 || c.argv[0] != cli {
+			t.Errorf("%s argv %q: want the real CLI's", name, c.argv)
+		}
+	}
+}
 
 // TestProviderCodexSettings: what the server is given for the Codex CLI,
 // read back from a kept workspace: the codex shim running `wireproof
