@@ -155,6 +155,10 @@ func (tr *tapReader) Read(p []byte) (int, error) {
 type tapWriter struct {
 	w io.Writer
 	t *tap
+	// first: the bytes are recorded before they are passed on
+	// (TapCommand's stdout), so that whatever answers a line is recorded
+	// after it.
+	first bool
 }
 
 // TapWriter returns a writer that writes through to w and emits one
@@ -173,6 +177,10 @@ func TapWriter(em Emitter, name string, dir bundle.Dir, w io.Writer) io.WriteClo
 func (tw *tapWriter) Write(p []byte) (int, error) {
 	tw.t.mu.Lock()
 	defer tw.t.mu.Unlock()
+	if tw.first {
+		tw.t.observe(p)
+		return tw.w.Write(p)
+	}
 	n, err := tw.w.Write(p)
 	tw.t.observe(p[:n])
 	return n, err
@@ -221,7 +229,12 @@ func TapCommand(ctx context.Context, em Emitter, name string, cmd *exec.Cmd) err
 		in = TapReader(em, name, bundle.DirClientToServer, cmd.Stdin).(*tapReader)
 		cmd.Stdin = in
 	}
+	// The command's lines are recorded before the caller's stdout gets
+	// them: a peer that answers one at once (a request of the command's)
+	// has its answer recorded after it, as TapReader records that answer
+	// before the command reads it.
 	out := TapWriter(em, name, bundle.DirServerToClient, cmp.Or[io.Writer](cmd.Stdout, io.Discard)).(*tapWriter)
+	out.first = true
 	cmd.Stdout = out
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = tapWaitDelay

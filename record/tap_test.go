@@ -260,6 +260,42 @@ func TestTapCommand(t *testing.T) {
 	}
 }
 
+// peerWriter is a caller's stdout whose peer answers each line as soon as
+// it reads it: the answer is emitted to log right then.
+type peerWriter struct{ log *eventLog }
+
+func (w peerWriter) Write(p []byte) (int, error) {
+	for range bytes.Count(p, []byte("\n")) {
+		_, _ = w.log.Emit(&bundle.Event{Kind: bundle.KindStdioLine, Conn: "provider", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte("an answer"))})
+	}
+	return len(p), nil
+}
+
+// TestTapCommandRecordsALineBeforeItsAnswer: a line of the command is
+// recorded before the caller's stdout gets it, so a peer that answers it at
+// once (a Codex app-server's approval request, answered by its client) has
+// its answer recorded after it, not before.
+func TestTapCommandRecordsALineBeforeItsAnswer(t *testing.T) {
+	testkit.CheckLeaks(t)
+	var log eventLog
+	cmd := testkit.HelperCommand("ndjson-peer")
+	cmd.Stdin = strings.NewReader(`{"id":7,"method":"ping"}` + "\n")
+	cmd.Stdout = peerWriter{&log}
+	if err := TapCommand(t.Context(), &log, "provider", cmd); err != nil {
+		t.Fatalf("TapCommand: %v", err)
+	}
+	var got []string
+	for _, ev := range log.events() {
+		if ev.Dir == bundle.DirServerToClient || string(ev.Body.Data) == "an answer" {
+			got = append(got, string(ev.Body.Data))
+		}
+	}
+	want := []string{`{"jsonrpc":"2.0","id":7,"result":{"method":"ping"}}`, "an answer"}
+	if len(got) < 2 || !cmp.Equal(want, got[:2]) {
+		t.Errorf("recorded %q, want the line before its answer: %q", got, want)
+	}
+}
+
 func TestTapCommandKilledByContext(t *testing.T) {
 	testkit.CheckLeaks(t)
 	var log eventLog
