@@ -27,10 +27,12 @@ out=$(mktemp)
 bin=$(mktemp -d)
 trap 'rm -rf "$out" "$bin"' EXIT
 load() { echo "load average ($1): $(cut -d' ' -f1-3 /proc/loadavg)"; }
-# What made the table, to paste with it.
-echo "command: ROUNDS=$rounds BENCHTIME=${BENCHTIME:-1s} bash bench/run.sh"
-echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores, $(go version | cut -d' ' -f3)"
+# What made the table, printed first and again above it, to paste with it.
+made="command: ROUNDS=$rounds BENCHTIME=${BENCHTIME:-1s} bash bench/run.sh
+commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores, $(go version | cut -d' ' -f3)"
+echo "$made"
 load before
+before=$(cut -d' ' -f1-3 /proc/loadavg)
 # BenchmarkWSBig runs the proxy as `wireproof record`, its own process, to
 # measure its peak memory.
 go build -o "$bin/wireproof" ./cmd/wireproof
@@ -42,9 +44,11 @@ export WIREPROOF_BIN="$bin/wireproof"
 # Every benchmark but BenchmarkPerMessage (b.N per message, for profiling).
 round_benchmarks='^Benchmark(WS|HTTP|Playback|Redact|Compression)'
 status=0
+round_loads=""
 i=1
 while [ "$i" -le "$rounds" ]; do
   echo "== round $i of $rounds ($(load start))"
+  round_loads="$round_loads $(cut -d' ' -f1 /proc/loadavg)"
   # A round that fails still leaves its figures; ratios then finds fewer
   # rounds of what failed and says so.
   (cd bench && "$bin/bench.test" -test.run '^$' -test.bench "$round_benchmarks" -test.benchtime "${BENCHTIME:-1s}") | tee -a "$out" || status=$?
@@ -52,7 +56,9 @@ while [ "$i" -le "$rounds" ]; do
   i=$((i + 1))
 done
 echo
-load "after the ./bench rounds"
+echo "== the table ($rounds rounds; paste it with these lines)"
+echo "$made"
+echo "load average (1, 5, 15 minutes) before: $before; 1-minute at the start of each round:$round_loads; after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)"
 go run ./bench/ratios < "$out" || status=$?
 # Replay figures are measured by their own script; a missed proxy target must
 # not hide them.
