@@ -26,7 +26,8 @@ import (
 // follows Codex's notifications as calls of protocol Codex: a turn from
 // turn/started to turn/completed (by the turn's id), an item from
 // item/started to item/completed (by the item's id), its
-// item/agentMessage/delta notifications as chunks; an item still open when
+// item/agentMessage/delta notifications (and any item/<type>/<...>Delta) as
+// chunks; an item still open when
 // its turn completes ends there without an answer. And a request still
 // open when the app-server exits on its own (not killed by a signal, and
 // not while the server is being stopped: Router.ServerStopping) ends
@@ -118,8 +119,12 @@ func (c *codexConn) notification(out *Event, emit Emit) {
 	if out.Dir != bundle.DirServerToClient {
 		return
 	}
-	switch out.Method {
-	case "turn/started", "turn/completed", "item/started", "item/completed", "item/agentMessage/delta":
+	method := out.Method
+	if isItemDelta(method) {
+		method = "delta"
+	}
+	switch method {
+	case "turn/started", "turn/completed", "item/started", "item/completed", "delta":
 	default:
 		return
 	}
@@ -133,7 +138,7 @@ func (c *codexConn) notification(out *Event, emit Emit) {
 	ev := func(kind Kind, id, method string, call *Call) *Event {
 		return &Event{Seq: out.Seq, T: out.T, Conn: out.Conn, Dir: out.Dir, Protocol: Codex, Kind: kind, ID: id, Method: method, Call: call, Body: out.Body}
 	}
-	switch out.Method {
+	switch method {
 	case "turn/started":
 		if p.Turn == nil || p.Turn.ID == "" || c.turns[p.Turn.ID] != nil {
 			return
@@ -175,7 +180,7 @@ func (c *codexConn) notification(out *Event, emit Emit) {
 		delete(c.items, p.Item.ID)
 		it.call.Outcome, it.call.EndSeq = codexOutcome(p.Item.Status), out.Seq
 		emit(ev(KindResponse, it.call.ID, it.call.Method, it.call))
-	case "item/agentMessage/delta":
+	case "delta":
 		it := c.items[p.ItemID]
 		if it == nil {
 			return
@@ -183,6 +188,14 @@ func (c *codexConn) notification(out *Event, emit Emit) {
 		it.call.Chunks++
 		emit(ev(KindChunk, it.call.ID, it.call.Method, it.call))
 	}
+}
+
+// isItemDelta reports a notification of an item's streamed content, a
+// chunk of its call: item/agentMessage/delta (the real 0.169.0's, seen),
+// and by the same shape item/<type>/<...>Delta (a command's output, a
+// reasoning's text).
+func isItemDelta(method string) bool {
+	return strings.HasPrefix(method, "item/") && strings.HasSuffix(strings.ToLower(method), "delta") && strings.Count(method, "/") == 2
 }
 
 // codexOutcome is the outcome of a turn's or an item's status: failed and

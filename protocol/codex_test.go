@@ -264,6 +264,7 @@ func TestCodexDialectRules(t *testing.T) {
 		{"a failed turn and a declined item; one open at the exit", []string{
 			`s2c {"method":"turn/started","params":{"turn":{"id":"u1"}}}`,
 			`s2c {"method":"item/started","params":{"item":{"type":"commandExecution","id":"c1"},"turnId":"u1"}}`,
+			`s2c {"method":"item/commandExecution/outputDelta","params":{"itemId":"c1","delta":"x"}}`,
 			`s2c {"method":"item/completed","params":{"item":{"type":"commandExecution","id":"c1","status":"declined"},"turnId":"u1"}}`,
 			`s2c {"method":"turn/completed","params":{"turn":{"id":"u1","status":"failed"}}}`,
 			`s2c {"method":"turn/started","params":{"turn":{"id":"u2"}}}`}, exit0, []string{
@@ -271,13 +272,15 @@ func TestCodexDialectRules(t *testing.T) {
 			`2 codex request turn id=u1 call=open`,
 			`3 jsonrpc notification item/started id= dialect=codex-app-server`,
 			`3 codex request item commandExecution id=c1 call=open`,
-			`4 jsonrpc notification item/completed id= dialect=codex-app-server`,
-			`4 codex response item commandExecution id=c1 call=failure`,
-			`5 jsonrpc notification turn/completed id= dialect=codex-app-server`,
-			`5 codex response turn id=u1 call=failure`,
-			`6 jsonrpc notification turn/started id= dialect=codex-app-server`,
-			`6 codex request turn id=u2 call=open`,
-			`7 codex end turn id=u2 call=unknown why=the app-server exited with status 0`}},
+			`4 jsonrpc notification item/commandExecution/outputDelta id= dialect=codex-app-server`,
+			`4 codex chunk item commandExecution id=c1 call=open chunks=1`,
+			`5 jsonrpc notification item/completed id= dialect=codex-app-server`,
+			`5 codex response item commandExecution id=c1 call=failure chunks=1`,
+			`6 jsonrpc notification turn/completed id= dialect=codex-app-server`,
+			`6 codex response turn id=u1 call=failure`,
+			`7 jsonrpc notification turn/started id= dialect=codex-app-server`,
+			`7 codex request turn id=u2 call=open`,
+			`8 codex end turn id=u2 call=unknown why=the app-server exited with status 0`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
