@@ -230,6 +230,13 @@ func TestProviderCLIServerCmd(t *testing.T) {
 func TestProviderCLIModelFault(t *testing.T) {
 	cli := claudeCLI(t)
 	fault := model.FaultUnknownTool
+	runModelFault(t, cli, fault)
+}
+
+// runModelFault runs idle on the real CLI with a model fault and requires
+// the check the fault names to fail it, and nothing else.
+func runModelFault(t *testing.T, cli, fault string) {
+	t.Helper()
 	res := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Fault: fault, Timeout: cliTimeout})
 	f := res.Verdict.Failure
 	if f == nil || f.Check != model.FaultChecks[fault] {

@@ -10,6 +10,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/provider/cliwrap"
 	"github.com/wireproof/wireproof/verify"
 )
@@ -139,6 +140,17 @@ func TestProviderCodexServerCmd(t *testing.T) {
 		if len(c.argv) == 0 || c.argv[0] != cli {
 			t.Errorf("%s argv %q: want the real CLI's", name, c.argv)
 		}
+	}
+}
+
+// TestProviderCodexModelFaults: each model fault, played by the scripted
+// Responses API to the real Codex CLI, fails the run live with the check
+// it names and nothing else (Codex goes on after it, and the delivery
+// passes), and replay reaches the same verdict (runOnce).
+func TestProviderCodexModelFaults(t *testing.T) {
+	cli := testkit.CodexCLI(t, "..")
+	for _, fault := range model.Faults {
+		t.Run(fault, func(t *testing.T) { runModelFault(t, cli, fault) })
 	}
 }
 
