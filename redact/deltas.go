@@ -110,9 +110,9 @@ func (d *Deltas) Next(msg []byte) [][]byte {
 		m.piece = p
 		k.pieces = append(k.pieces, p)
 		d.scan(k, scanHold)
-	case sh.end != "" || sh.endGroup != "" || sh.endFamily != "":
+	case sh.isEnd():
 		for name, k := range d.keys {
-			if name == sh.end || sh.endGroup != "" && k.group == sh.endGroup || sh.endFamily != "" && k.family == sh.endFamily {
+			if sh.ends(name, k.group, k.family) {
 				d.scan(k, scanFinal)
 				delete(d.keys, name)
 			}

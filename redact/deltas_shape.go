@@ -18,6 +18,15 @@ type deltaShape struct {
 	end, endGroup, endFamily string
 }
 
+// ends reports whether the shape ends the text keyed name (of group and
+// family).
+func (sh *deltaShape) ends(name, group, family string) bool {
+	return name == sh.end || sh.endGroup != "" && group == sh.endGroup || sh.endFamily != "" && family == sh.endFamily
+}
+
+// isEnd reports whether the shape ends some text.
+func (sh *deltaShape) isEnd() bool { return sh.end != "" || sh.endGroup != "" || sh.endFamily != "" }
+
 // deltaFields are the value spans of the fields a delta shape reads in one
 // JSON object (a zero span: absent).
 type deltaFields struct {

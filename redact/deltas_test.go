@@ -421,3 +421,39 @@ func TestDeltasHoldIsBounded(t *testing.T) {
 		t.Errorf("folded text changed: %d bytes, want %d", len(got), len(text))
 	}
 }
+
+// TestFold checks the reader's side: texts joined per key, handed on at
+// their end (or Flush), with where each piece came from.
+func TestFold(t *testing.T) {
+	type got struct {
+		Key  string
+		Text string
+		At   []uint64
+	}
+	var out []got
+	f := NewFold(func(t *Folded) { out = append(out, got{t.Key, string(t.Text), t.At}) })
+	msgs := anthropicStream("ACK:"+deltaSecret, `{"a":1}`, 32, sseWrap)
+	msgs = append(msgs, `{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"par"}}`,
+		`{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"tial"}}`)
+	for i, m := range msgs {
+		f.Add([]byte(m), uint64(i+1))
+	}
+	f.Flush()
+	want := []got{
+		{"anthropic|0", "ACK:" + deltaSecret, []uint64{3, 4}},
+		{"anthropic|1", `{"a":1}`, []uint64{7}},
+		{"codex|item/agentMessage/delta|m||", "partial", []uint64{11, 12}},
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("folded (-want +got):\n%s", diff)
+	}
+	ft := &Folded{Text: []byte("abcdefgh"), At: []uint64{1, 2, 2, 3}, Off: []int{0, 3, 3, 6}}
+	for _, tc := range []struct{ start, end, pieces int }{{0, 3, 1}, {0, 4, 2}, {3, 6, 1}, {2, 7, 3}, {6, 8, 1}} {
+		if n := ft.Pieces(tc.start, tc.end); n != tc.pieces {
+			t.Errorf("Pieces(%d, %d) = %d, want %d", tc.start, tc.end, n, tc.pieces)
+		}
+	}
+	if p := ft.Position(4); p != 2 {
+		t.Errorf("Position(4) = %d, want 2", p)
+	}
+}

@@ -37,7 +37,7 @@ func (s *EventStream) Next(chunk []byte) []byte {
 	s.buf = append(s.buf, chunk...)
 	var out []byte
 	for {
-		n := eventEnd(s.buf)
+		n := EventLen(s.buf)
 		if n < 0 {
 			break
 		}
@@ -83,9 +83,9 @@ func (s *EventStream) flushDeltas(ms [][]byte) []byte {
 	return out
 }
 
-// eventEnd returns the length of the first complete event of b (up to and
-// including the blank line that ends it), or -1.
-func eventEnd(b []byte) int {
+// EventLen returns the length of the first complete server-sent event of b
+// (up to and including the blank line that ends it), or -1 if b holds none.
+func EventLen(b []byte) int {
 	best := -1
 	for _, sep := range [][]byte{[]byte("\n\n"), []byte("\r\n\r\n"), []byte("\r\r")} {
 		if i := bytes.Index(b, sep); i >= 0 && (best < 0 || i+len(sep) < best) {

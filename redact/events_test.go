@@ -12,7 +12,7 @@ import (
 func eventsOf(body string) []string {
 	var out []string
 	for body != "" {
-		n := eventEnd([]byte(body))
+		n := EventLen([]byte(body))
 		if n < 0 {
 			n = len(body)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/credscan"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // scanOptions are the flags of `wireproof scan`.
@@ -43,7 +44,10 @@ files derived from runs (verdict.json, results.json, report HTML, HAR and other
 credentials: keys in known formats (sk-..., sk-ant-..., ghp_..., AKIA...,
 xox..., AIza..., JWTs, private keys), values given to credential names
 (*_API_KEY=..., "password": ..., Authorization: Bearer ...) and long
-high-entropy tokens. The "[REDACTED]" placeholder never counts. Run it before
+high-entropy tokens. A text streamed as deltas (a model's answer in
+server-sent events, a provider's stdio lines, WebSocket messages) is also read
+joined per connection, so a credential split across events is found too
+(event "deltas"). The "[REDACTED]" placeholder never counts. Run it before
 you attach evidence to an issue.
 
 Each finding names the file, the bundle event's seq (or the line of a text
@@ -181,7 +185,8 @@ func scanPaths(arg string) ([]string, error) {
 }
 
 // scanBundle scans a bundle's header and every event's line as written
-// (decompressed).
+// (decompressed), and the texts its events stream as deltas joined (see
+// deltaScan).
 func scanBundle(ctx context.Context, path string, report func(scanFinding)) error {
 	r, err := bundle.Open(path, nil)
 	if err != nil {
@@ -193,16 +198,114 @@ func scanBundle(ctx context.Context, path string, report func(scanFinding)) erro
 		seq := int64(0)
 		report(scanFinding{File: path, Seq: &seq, Event: "header", Kind: kind, Excerpt: excerpt})
 	})
+	ds := newDeltaScan(path, report)
 	for ev, err := range r.Events(ctx) {
 		if err != nil {
+			ds.flush()
 			return err
 		}
 		seq := int64(ev.Seq)
 		scanBytes(r.Line(), func(kind, excerpt string) {
 			report(scanFinding{File: path, Seq: &seq, Event: string(ev.Kind), Kind: kind, Excerpt: excerpt})
 		})
+		ds.event(ev)
 	}
+	ds.flush()
 	return nil
+}
+
+// deltaScan joins the texts a bundle's connections stream as deltas (a
+// model's answer in server-sent events, a provider's stdio lines, WebSocket
+// messages; redact.Fold) and scans each joined text: a credential split
+// across two or more events, which no event's line shows whole, is reported
+// at the seq of the event its first piece is in, as event "deltas". A
+// bundle recorded before the recorder joined deltas may hold one.
+type deltaScan struct {
+	path   string
+	report func(scanFinding)
+	folds  map[string]*redact.Fold // per connection and direction
+	sse    map[string]*sseFrame    // per connection: a response body of server-sent events
+}
+
+// sseFrame is the unfinished event of a server-sent event body and the seq
+// of the body event it began in.
+type sseFrame struct {
+	buf []byte
+	at  uint64
+}
+
+func newDeltaScan(path string, report func(scanFinding)) *deltaScan {
+	return &deltaScan{path: path, report: report, folds: map[string]*redact.Fold{}, sse: map[string]*sseFrame{}}
+}
+
+func (d *deltaScan) fold(key string) *redact.Fold {
+	f := d.folds[key]
+	if f == nil {
+		f = redact.NewFold(d.scan)
+		d.folds[key] = f
+	}
+	return f
+}
+
+func (d *deltaScan) event(ev *bundle.Event) {
+	key := ev.Conn + " " + string(ev.Dir)
+	switch ev.Kind {
+	case bundle.KindStdioLine, bundle.KindWSMessage:
+		d.fold(key).Add(ev.Body.Data, ev.Seq)
+	case bundle.KindHTTPResponse:
+		if mt, _, _ := strings.Cut(ev.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+			d.sse[ev.Conn] = &sseFrame{}
+		}
+	case bundle.KindHTTPBody:
+		fr := d.sse[ev.Conn]
+		if fr == nil || ev.Dir != bundle.DirServerToClient {
+			return
+		}
+		if len(fr.buf) == 0 {
+			fr.at = ev.Seq
+		}
+		fr.buf = append(fr.buf, ev.Body.Data...)
+		for {
+			n := redact.EventLen(fr.buf)
+			if n < 0 {
+				break
+			}
+			d.fold(key).Add(fr.buf[:n], fr.at)
+			fr.buf, fr.at = fr.buf[n:], ev.Seq
+		}
+	case bundle.KindHTTPEnd:
+		if fr := d.sse[ev.Conn]; fr != nil {
+			if len(fr.buf) > 0 {
+				d.fold(ev.Conn+" "+string(bundle.DirServerToClient)).Add(fr.buf, fr.at)
+			}
+			delete(d.sse, ev.Conn)
+		}
+	}
+}
+
+// flush scans the texts still open, in a stable order.
+func (d *deltaScan) flush() {
+	keys := make([]string, 0, len(d.folds))
+	for k := range d.folds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		d.folds[k].Flush()
+	}
+}
+
+// scan reports the findings of a joined text that span two pieces or more
+// (one within a piece is its event's own finding).
+func (d *deltaScan) scan(t *redact.Folded) {
+	fs := credscan.Find(t.Text)
+	for _, f := range fs {
+		if t.Pieces(f.Start, f.End) < 2 {
+			continue
+		}
+		seq := int64(t.Position(f.Start))
+		d.report(scanFinding{File: d.path, Seq: &seq, Event: "deltas", Kind: f.Kind, Excerpt: credscan.Excerpt(t.Text, fs, f, 24)})
+	}
 }
 
 // scanTextFile scans a text file line by line.

@@ -181,3 +181,58 @@ func TestScanUnreadableNotCounted(t *testing.T) {
 		t.Errorf("scan of a damaged bundle: exit %d, want %d\n%s", code, exitDamaged, errOut)
 	}
 }
+
+// TestScanSplitAcrossDeltas: a bundle recorded before the recorder joined
+// deltas holds a key in two text_delta events of a model's answer (an SSE
+// body cut anywhere into http.body events) and in two Codex
+// item/agentMessage/delta stdio lines; no event holds it whole, yet scan
+// finds it in each joined text, at the seq of its first piece, masked.
+func TestScanSplitAcrossDeltas(t *testing.T) {
+	const key = "sk-proj-Q7xVb2LmN9pK4wR8tY1zA6cD3fG5hJ0e"
+	sse := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ACK:" + key[:20] + "\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + key[20:] + "\"}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	path := filepath.Join(t.TempDir(), "old.zst")
+	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []bundle.Event{
+		{Kind: bundle.KindHTTPRequest, Conn: "model-h1", Method: "POST", URL: "/v1/messages"},
+		{Kind: bundle.KindHTTPResponse, Conn: "model-h1", Status: 200, Header: map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}}},
+	}
+	for i := 0; i < len(sse); i += 50 { // cut anywhere, as a relay's reads fall
+		evs = append(evs, bundle.Event{Kind: bundle.KindHTTPBody, Conn: "model-h1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(sse[i:min(i+50, len(sse))]))})
+	}
+	evs = append(evs, bundle.Event{Kind: bundle.KindHTTPEnd, Conn: "model-h1"},
+		bundle.Event{Kind: bundle.KindStdioLine, Conn: "provider-1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"method":"item/agentMessage/delta","params":{"itemId":"m1","delta":"` + key[:18] + `"}}`))},
+		bundle.Event{Kind: bundle.KindStdioLine, Conn: "provider-1", Dir: bundle.DirServerToClient, Body: bundle.Text([]byte(`{"method":"item/agentMessage/delta","params":{"itemId":"m1","delta":"` + key[18:] + `"}}`))})
+	first := 0
+	for i := range evs {
+		seq, err := w.Append(&evs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evs[i].Kind == bundle.KindHTTPBody && first == 0 {
+			first = int(seq)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "scan", path)
+	if code != exitCheckFailed {
+		t.Fatalf("scan exit %d, want %d\n%s%s", code, exitCheckFailed, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{
+		path + "  seq " + strconv.Itoa(first) + " deltas  openai-key  ACK:sk-p************(40 bytes)",
+		path + "  seq " + strconv.Itoa(len(evs)-1) + " deltas  openai-key  sk-p************(40 bytes)",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("scan's findings:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+	if strings.Contains(out, key[:18]) || strings.Contains(out, key[20:]) {
+		t.Errorf("scan printed a piece of the key:\n%s", out)
+	}
+}
