@@ -137,7 +137,15 @@ func (s *Server) apiBundle(w http.ResponseWriter, r *http.Request) {
 	res := o.an.Result
 	writeJSON(w, BundleResponse{Row: o.row, Header: res.Header, Verdict: res.Verdict, Recorded: res.Recorded, ReplayDiff: res.Diff,
 		DecodeErrors: res.DecodeErrors, DecodeErrorCount: res.DecodeErrorCount, Events: len(o.ix.Events), Index: o.ix,
-		Observations: o.an.Observations, FirstBad: o.an.FirstBad})
+		Observations: orEmpty(o.an.Observations), FirstBad: o.an.FirstBad})
+}
+
+// orEmpty is obs, or an empty list for none (the page maps over it).
+func orEmpty(obs []Observation) []Observation {
+	if obs == nil {
+		return []Observation{}
+	}
+	return obs
 }
 
 // Filter selects events of the list. Every set field must match.

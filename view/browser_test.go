@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -247,7 +248,13 @@ func TestBrowserCorpus(t *testing.T) {
 // openLive opens page on a viewer of the golden live corpus.
 func openLive(t *testing.T, page string) *browser {
 	t.Helper()
-	srcs, err := Resolve([]string{goldenLive}, nil)
+	return openDir(t, goldenLive, page)
+}
+
+// openDir opens page on a viewer of the bundles in dir.
+func openDir(t *testing.T, dir, page string) *browser {
+	t.Helper()
+	srcs, err := Resolve([]string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,12 +386,7 @@ func TestBrowserEverySuite(t *testing.T) {
 	if err := synth.WriteRecorded(filepath.Join(dir, "both.zst"), s); err != nil {
 		t.Fatal(err)
 	}
-	srcs, err := Resolve([]string{dir}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	br := newBrowser(t, New(context.Background(), srcs, nil))
-	br.run(chromedp.Navigate(br.base + "/b/both"))
+	br := openDir(t, dir, "/b/both")
 	br.waitJS("the suites", `document.querySelectorAll("#suites .suite").length === 2`)
 	got := eval[[]string](br, `[...document.querySelectorAll("#suites .suite")].map(s => s.textContent)`)
 	stray := s.At[synth.LabelStrayExit]
@@ -402,4 +404,35 @@ func TestBrowserEverySuite(t *testing.T) {
 	br.screenshot("every-suite")
 	br.run(chromedp.Click(chromedp.CSS(`#verdict .also-failed a`)))
 	br.waitJS("the stray Exit selected", fmt.Sprintf(`(() => { const r = document.querySelector("#events .row.selected"); return !!r && r.dataset.seq === "%d"; })()`, stray))
+}
+
+// TestBrowserNotApplicable: a run whose scenario does not apply to its
+// provider (native on the Codex CLI, as verify records it: nothing driven)
+// shows not-applicable in the banner, never a pass, and a verdict box that
+// names the provider and gives the reason; the corpus filter finds it by
+// that status.
+func TestBrowserNotApplicable(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.WriteRecorded(filepath.Join(dir, "native-1.zst"), synth.NotDriven(synth.Options{Scenario: assert.ScenarioNative, Provider: assert.ProviderCodex})); err != nil {
+		t.Fatal(err)
+	}
+	br := openDir(t, dir, "/b/native-1")
+	br.waitJS("the verdict box", `!!document.querySelector("#verdict.na")`)
+	got := eval[[]string](br, `[...document.querySelectorAll(".summary > .badge, #suites .suite")].map(b => b.textContent)`)
+	want := []string{"not-applicable", "background-delivery not-applicable", "protocol-conformance passed", "reproduced"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the banner's badges %q, want %q", got, want)
+	}
+	reason := eval[string](br, `document.getElementById("verdict-reason").textContent`)
+	if want := "to codex: " + delivery.NotApplicable[0].Reason; reason != want {
+		t.Errorf("the verdict box's reason %q, want %q", reason, want)
+	}
+	if box := eval[string](br, `document.getElementById("verdict").textContent`); !strings.Contains(box, "not applicable") || !strings.Contains(box, "nothing: this run neither passed nor failed") {
+		t.Errorf("the verdict box says %q", box)
+	}
+	br.screenshot("not-applicable")
+	br.run(chromedp.Navigate(br.base + "/"))
+	br.waitJS("the corpus", `document.querySelectorAll("#corpus tbody tr").length === 1`)
+	br.setSelect("corpus-status", "not-applicable")
+	br.waitJS("the row under its status", `[...document.querySelectorAll("#corpus tbody tr .badge")].some(b => b.textContent === "not-applicable")`)
 }

@@ -146,7 +146,7 @@ func rates(rows []Row) []Rate {
 			failed[key{sc, check}]++
 		}
 	}
-	var out []Rate
+	out := []Rate{} // none is an empty list, not null: the page maps over it
 	for sc, n := range runs {
 		out = append(out, Rate{Scenario: sc, Runs: n, Failed: failed[key{sc, ""}], Rate: float64(failed[key{sc, ""}]) / float64(n)})
 	}

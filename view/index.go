@@ -241,6 +241,21 @@ func (x *indexer) finishFlags(res *replay.Result) {
 	if ix.Flags == nil {
 		ix.Flags = []triage.Flag{}
 	}
+	// A bundle with no exchange, socket, call or process of a kind (one
+	// verify recorded without driving it: a scenario that does not apply)
+	// lists none, not null: the page maps over every list.
+	if ix.HTTP == nil {
+		ix.HTTP = []HTTPSpan{}
+	}
+	if ix.WS == nil {
+		ix.WS = []WSSpan{}
+	}
+	if ix.Calls == nil {
+		ix.Calls = []CallSpan{}
+	}
+	if ix.Procs == nil {
+		ix.Procs = []ProcSpan{}
+	}
 }
 
 func sortedSet(m map[string]bool) []string {

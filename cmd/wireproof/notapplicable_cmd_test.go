@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay/synth"
 )
 
@@ -118,5 +120,53 @@ func TestNotApplicableExit(t *testing.T) {
 	}
 	if !isSilent(err) {
 		t.Error("notApplicableError is printed again")
+	}
+}
+
+// TestVerifyNativeOnCodex: verify --scenario native with the real Codex
+// CLI records the run's header, its done mark and the verdict, and drives
+// nothing (no server process, no provider; the working tree's artifacts
+// are recorded as for every run): the verdict is not-applicable
+// with the reason, the console says so and that nothing was verified, and
+// the run exits 8. replay reproduces the verdict from the file.
+func TestVerifyNativeOnCodex(t *testing.T) {
+	cli := testkit.CodexCLI(t, "../..")
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCLI(t, "verify", "--provider", "codex", "--provider-cli", cli, "--scenario", "native", "--out", out)
+	if code != exitNotApplicable {
+		t.Fatalf("verify exit %d, want %d\nstdout: %s\nstderr: %s", code, exitNotApplicable, stdout, stderr)
+	}
+	path := filepath.Join(out, "native-1.zst")
+	for _, want := range []string{"N/A native  ", path, "not applicable to codex: " + delivery.NotApplicable[0].Reason, "nothing was verified"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("verify's console lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "PASS") {
+		t.Errorf("verify's console reads as a pass:\n%s", stdout)
+	}
+	r, err := bundle.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := assert.ManifestProvider(r.Header().Manifest); got != assert.ProviderCodex {
+		t.Errorf("the manifest's provider driver is %q, want codex", got)
+	}
+	var kinds []string
+	for ev, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != bundle.KindArtifact { // the working tree's state (dirty.txt, a patch) is recorded first
+			kinds = append(kinds, string(ev.Kind)+" "+ev.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{string(bundle.KindMark) + " phase", string(bundle.KindVerdict) + " "}, kinds); diff != "" {
+		t.Errorf("events after the header (-want +got): something was driven\n%s", diff)
+	}
+	code, stdout, _ = runCLI(t, "replay", path)
+	if code != exitOK || !strings.Contains(stdout, "N/A  native  "+path) || !strings.Contains(stdout, "reproduced") {
+		t.Errorf("replay exit %d, want 0 with N/A, reproduced:\n%s", code, stdout)
 	}
 }
