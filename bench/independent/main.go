@@ -60,26 +60,48 @@ func main() {
 		fmt.Fprintln(os.Stderr, "independent: no wireproof binary: -wireproof PATH or $WIREPROOF_BIN")
 		os.Exit(2)
 	}
-	if err := run(*bin, *messages, *trips, *requests); err != nil {
+	dir, err := os.MkdirTemp("", "wireproof-independent-")
+	if err == nil {
+		defer os.RemoveAll(dir)
+		err = run(os.Stdout, round{wireproof: *bin, dir: dir, messages: *messages, trips: *trips, requests: *requests})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "independent:", err)
 		os.Exit(1)
 	}
 }
 
-// run measures one round and prints it.
-func run(bin string, messages, trips, requests int) error {
-	dir, err := os.MkdirTemp("", "wireproof-independent-")
-	if err != nil {
-		return err
+// round is what one run measures.
+type round struct {
+	wireproof string // the wireproof binary
+	dir       string // where the bundles are written: sink.zst, echo.zst, http.zst
+	messages  int    // 1 KiB messages one way, each way
+	trips     int    // echo round trips per block, each way
+	requests  int    // HTTP requests each way
+	// reverseProxy runs httputil.ReverseProxy to upstream as a process that
+	// prints its URL (nil: this program with -serve-reverseproxy).
+	reverseProxy func(upstream string) (*exec.Cmd, error)
+}
+
+// run measures one round and prints it to w.
+func run(w io.Writer, r round) error {
+	bin, dir, messages, trips, requests := r.wireproof, r.dir, r.messages, r.trips, r.requests
+	if r.reverseProxy == nil {
+		r.reverseProxy = func(upstream string) (*exec.Cmd, error) {
+			self, err := os.Executable()
+			if err != nil {
+				return nil, err
+			}
+			return exec.Command(self, "-serve-reverseproxy", upstream), nil
+		}
 	}
-	defer os.RemoveAll(dir)
 	sink, echo, jsonSrv := serve(ends.Sink()), serve(ends.Echo()), serve(ends.JSON(ends.JSONBody()))
 	defer sink.Close()
 	defer echo.Close()
 	defer jsonSrv.Close()
 
-	fmt.Println("goos: " + "independent")
-	wsProxy, err := startChild(bin, "record", "--upstream", "http://"+sink.Addr().String(), "-o", filepath.Join(dir, "sink.zst"))
+	fmt.Fprintln(w, "goos: independent")
+	wsProxy, err := startChild(exec.Command(bin, "record", "--upstream", "http://"+sink.Addr().String(), "-o", filepath.Join(dir, "sink.zst")))
 	if err != nil {
 		return err
 	}
@@ -88,8 +110,8 @@ func run(bin string, messages, trips, requests int) error {
 		var recorded float64
 		cpu0 := wsProxy.cpu()
 		if recorded, err = oneWay(wsProxy.url, messages); err == nil {
-			report("BenchmarkIndependentWSOneWay/direct", direct, "MB/s")
-			fmt.Printf("BenchmarkIndependentWSOneWay/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/msg\n", recorded, float64(wsProxy.cpu()-cpu0)/float64(messages))
+			fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/direct 1 %.2f MB/s\n", direct)
+			fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/msg\n", recorded, float64(wsProxy.cpu()-cpu0)/float64(messages))
 		}
 	}
 	if serr := wsProxy.stop(); err == nil {
@@ -99,7 +121,7 @@ func run(bin string, messages, trips, requests int) error {
 		return fmt.Errorf("one way: %w", err)
 	}
 
-	echoProxy, err := startChild(bin, "record", "--upstream", "http://"+echo.Addr().String(), "-o", filepath.Join(dir, "echo.zst"))
+	echoProxy, err := startChild(exec.Command(bin, "record", "--upstream", "http://"+echo.Addr().String(), "-o", filepath.Join(dir, "echo.zst")))
 	if err != nil {
 		return err
 	}
@@ -113,19 +135,19 @@ func run(bin string, messages, trips, requests int) error {
 	for i, name := range []string{"direct", "recorded"} {
 		l := lat[i]
 		slices.Sort(l)
-		fmt.Printf("BenchmarkIndependentWSEcho/%s 1 %d p50-ns %d p99-ns\n", name, l[len(l)/2].Nanoseconds(), l[len(l)*99/100].Nanoseconds())
+		fmt.Fprintf(w, "BenchmarkIndependentWSEcho/%s 1 %d p50-ns %d p99-ns\n", name, l[len(l)/2].Nanoseconds(), l[len(l)*99/100].Nanoseconds())
 	}
 
 	upstream := "http://" + jsonSrv.Addr().String()
-	self, err := os.Executable()
+	rpCmd, err := r.reverseProxy(upstream)
 	if err != nil {
 		return err
 	}
-	rpChild, err := startChild(self, "-serve-reverseproxy", upstream)
+	rpChild, err := startChild(rpCmd)
 	if err != nil {
 		return err
 	}
-	httpProxy, err := startChild(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "http.zst"))
+	httpProxy, err := startChild(exec.Command(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "http.zst")))
 	if err != nil {
 		rpChild.stop()
 		return err
@@ -148,12 +170,10 @@ func run(bin string, messages, trips, requests int) error {
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
-	fmt.Printf("BenchmarkIndependentHTTPJSON/reverseproxy 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRP, float64(rpCPU)/float64(requests))
-	fmt.Printf("BenchmarkIndependentHTTPJSON/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRec, float64(recCPU)/float64(requests))
+	fmt.Fprintf(w, "BenchmarkIndependentHTTPJSON/reverseproxy 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRP, float64(rpCPU)/float64(requests))
+	fmt.Fprintf(w, "BenchmarkIndependentHTTPJSON/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRec, float64(recCPU)/float64(requests))
 	return nil
 }
-
-func report(name string, v float64, unit string) { fmt.Printf("%s 1 %.2f %s\n", name, v, unit) }
 
 // clockTick is the unit of /proc/PID/stat's CPU times (USER_HZ, 100 on
 // Linux).
@@ -314,9 +334,9 @@ type child struct {
 	stderr *strings.Builder
 }
 
-// startChild runs name args and reads the URL it prints first.
-func startChild(name string, args ...string) (*child, error) {
-	cmd := exec.Command(name, args...)
+// startChild starts cmd and reads the URL it prints first.
+func startChild(cmd *exec.Cmd) (*child, error) {
+	name := cmd.Path
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
