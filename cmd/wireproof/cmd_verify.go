@@ -220,7 +220,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 			case assert.StatusNotApplicable:
 				notApplicable++
 			}
-			line := fmt.Sprintf("%-11s %-7s #%d  %s", strings.ToUpper(string(e.Status)), e.Scenario, e.Iteration, out.shown(e.Bundle))
+			line := fmt.Sprintf("%-14s %-7s #%d  %s", strings.ToUpper(string(e.Status)), e.Scenario, e.Iteration, out.shown(e.Bundle))
 			if e.Check != "" {
 				line += "  " + e.Check
 			}
