@@ -132,7 +132,11 @@ func (br *bodyRecorder) record(p []byte, owned bool) bool {
 		br.ex.emitBody(br.dir, piece, owned, br.attrs)
 	}
 	if capped {
-		br.stream.Flush(false)
+		// What is held of a cut body: nothing of a Stream, the held events
+		// (their tails that could begin a secret dropped) of an EventStream.
+		if tail := br.stream.Flush(false); len(tail) > 0 {
+			br.ex.emitBody(br.dir, tail, true, br.attrs)
+		}
 		return false
 	}
 	return true

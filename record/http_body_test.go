@@ -210,3 +210,41 @@ func TestTapLongLineSecretAcrossPieces(t *testing.T) {
 		}
 	}
 }
+
+// A server-sent event body cut by the body cap inside a delta: the events
+// held before the cap are recorded, the tail of their text that could begin
+// the secret dropped, and no piece of the secret reaches the recording; the
+// client still gets every byte.
+func TestEventStreamBodyCapDropsHeldTail(t *testing.T) {
+	const secret = "sk-live-0123456789abcdefghij"
+	ev := func(text string) string {
+		return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + text + "\"}}\n\n"
+	}
+	first, second := ev("ACK:"+secret[:12]), ev(secret[12:])
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(first))
+		w.(http.Flusher).Flush()
+		w.Write([]byte(second))
+	}))
+	defer up.Close()
+	rc := startRecording(t, up.URL, &Options{Redact: []string{secret}, BodyCap: int64(len(first) + 20)})
+	res, err := http.Get(rc.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(got) != first+second {
+		t.Errorf("client read %q", got)
+	}
+	var body strings.Builder
+	for _, e := range rc.stop() {
+		if e.Kind == bundle.KindHTTPBody {
+			body.Write(e.Body.Data)
+		}
+	}
+	if want := ev("ACK:") + second[:20]; body.String() != want {
+		t.Errorf("recorded body %q, want %q", body.String(), want)
+	}
+}
