@@ -2,9 +2,13 @@ package verify_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
@@ -101,11 +105,25 @@ func TestProviderEvidence(t *testing.T) {
 
 // TestScriptedProvider runs a server given as --server-cmd with
 // --scripted-provider: the server finds `claude` through the binaryPath
-// setting written into its home, and the run passes on the scripted provider.
+// setting written into its home (where Codex is disabled, so a real server
+// does not start the user's own), and the run passes on the scripted
+// provider.
 func TestScriptedProvider(t *testing.T) {
-	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: wireproofBin + " fixture", ScriptedProvider: true})
+	res := runOnce(t, verify.Options{Scenario: "idle", ServerCmd: wireproofBin + " fixture", ScriptedProvider: true, KeepWorkspace: true})
 	if res.Verdict.Status != assert.StatusPassed {
 		t.Fatalf("verdict %+v", res.Verdict)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Workspace, "home", "userdata", "settings.json"))
+	want := map[string]any{"providers": map[string]any{
+		"claudeAgent": map[string]any{"binaryPath": filepath.Join(res.Workspace, "bin", "claude")},
+		"codex":       map[string]any{"enabled": false},
+	}}
+	var got map[string]any
+	if err != nil || json.Unmarshal(b, &got) != nil {
+		t.Fatalf("settings: %v\n%s", err, b)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the server's settings (-want +got):\n%s", diff)
 	}
 	hdr, events := readBundle(t, res.Bundle)
 	if hdr.Manifest.Options["scriptedProvider"] != "true" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
@@ -167,16 +169,23 @@ func TestProviderCodexSettings(t *testing.T) {
 		t.Fatalf("native on Codex: %s, want %s", res.Verdict.Status, assert.StatusNotApplicable)
 	}
 	var settings struct {
-		Providers map[string]map[string]string `json:"providers"`
+		Providers struct {
+			Codex  map[string]string `json:"codex"`
+			Claude map[string]any    `json:"claudeAgent"`
+		} `json:"providers"`
 	}
 	b, err := os.ReadFile(filepath.Join(res.Workspace, "home", "userdata", "settings.json"))
 	if err != nil || json.Unmarshal(b, &settings) != nil {
 		t.Fatalf("settings: %v\n%s", err, b)
 	}
-	codex := settings.Providers[verify.DriverCodex]
+	codex := settings.Providers.Codex
 	home := cliwrap.CodexHome(filepath.Join(res.Workspace, "provider-home"))
-	if codex["homePath"] != home || codex["binaryPath"] != filepath.Join(res.Workspace, "bin", "codex") || len(settings.Providers) != 1 {
+	if codex["homePath"] != home || codex["binaryPath"] != filepath.Join(res.Workspace, "bin", "codex") {
 		t.Errorf("settings %s: want providers.codex with binaryPath <work>/bin/codex and homePath %s", b, home)
+	}
+	// The user's own claude is not started beside it.
+	if diff := cmp.Diff(map[string]any{"enabled": false}, settings.Providers.Claude); diff != "" {
+		t.Errorf("providers.claudeAgent (-want +got):\n%s", diff)
 	}
 	shim, err := os.ReadFile(codex["binaryPath"])
 	if err != nil || !strings.Contains(string(shim), " provider wrap '"+cli+"' \"$@\"") {

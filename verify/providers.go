@@ -218,7 +218,10 @@ func installCodex(dir, home, script, codexHome string) error {
 
 // installShim writes script as the executable name in dir, and the
 // providers.<driver> settings (binaryPath: the executable, and more) into
-// <home>/userdata/settings.json.
+// <home>/userdata/settings.json. The other driver is disabled there
+// (enabled: false), so a real server does not start the user's own CLI of
+// it (T3 probes every enabled provider at start: `claude` or `codex` on its
+// PATH, with the user's home and credentials).
 func installShim(dir, home, name, script, driver string, more map[string]string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -233,7 +236,11 @@ func installShim(dir, home, name, script, driver string, more map[string]string)
 	}
 	provider := map[string]string{"binaryPath": shim}
 	maps.Copy(provider, more)
-	b, _ := json.MarshalIndent(map[string]any{"providers": map[string]any{driver: provider}}, "", "  ")
+	other := DriverCodex
+	if driver == DriverCodex {
+		other = DriverClaude
+	}
+	b, _ := json.MarshalIndent(map[string]any{"providers": map[string]any{driver: provider, other: map[string]bool{"enabled": false}}}, "", "  ")
 	if err := os.WriteFile(settings, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing the server's settings: %w", err)
 	}
