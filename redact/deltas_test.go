@@ -374,8 +374,25 @@ func FuzzDeltas(f *testing.F) {
 		if n == 0 || !utf8.ValidString(text) {
 			return
 		}
-		msgs := anthropicStream(text, text, int(n), sseWrap)
-		msgs = append(msgs[:3:3], append([]string{extra}, msgs[3:]...)...)
+		var msgs []string
+		switch n % 3 {
+		case 0: // Anthropic server-sent events
+			msgs = anthropicStream(text, text, int(n), sseWrap)
+		case 1: // the Claude CLI's stream_event lines
+			msgs = anthropicStream(text, text, int(n), func(ev map[string]any) string {
+				return jsonLine(map[string]any{"type": "stream_event", "event": ev, "parent_tool_use_id": nil})
+			})
+		default: // Codex app-server notifications, then OpenAI events
+			for _, c := range chunks(text, int(n)) {
+				msgs = append(msgs, jsonLine(map[string]any{"method": "item/agentMessage/delta", "params": map[string]any{"itemId": "i", "delta": c}}))
+			}
+			for _, c := range chunks(text, int(n)) {
+				msgs = append(msgs, sseEvent("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": "m", "output_index": 0, "content_index": 0, "delta": c}))
+			}
+			msgs = append(msgs, `{"method":"item/completed","params":{"item":{"id":"i"}}}`)
+		}
+		k := min(3, len(msgs))
+		msgs = append(msgs[:k:k], append([]string{extra}, msgs[k:]...)...)
 		red := New([]string{deltaSecret, "hunter2-pass"}, nil)
 		d := NewDeltas(red)
 		var out [][]byte

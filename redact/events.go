@@ -34,19 +34,21 @@ func (s *EventStream) Next(chunk []byte) []byte {
 	if s.plain {
 		return s.bytes.Next(chunk)
 	}
-	s.buf = append(s.buf, chunk...)
+	buf := append(s.buf, chunk...)
 	var out []byte
 	for {
-		n := EventLen(s.buf)
+		n := EventLen(buf)
 		if n < 0 {
 			break
 		}
-		ev := s.buf[:n:n]
-		s.buf = append([]byte(nil), s.buf[n:]...)
-		for _, m := range s.deltas.Next(ev) {
+		// The event is the Deltas' from now on: buf is not written again
+		// (what is left of it is copied below).
+		for _, m := range s.deltas.Next(buf[:n:n]) {
 			out = append(out, m...)
 		}
+		buf = buf[n:]
 	}
+	s.buf = append([]byte(nil), buf...)
 	if len(s.buf) > maxEvent {
 		// Not events: what is held goes on as it stands (a held tail that
 		// may begin a secret is dropped: the deltas end here).
@@ -84,13 +86,21 @@ func (s *EventStream) flushDeltas(ms [][]byte) []byte {
 }
 
 // EventLen returns the length of the first complete server-sent event of b
-// (up to and including the blank line that ends it), or -1 if b holds none.
+// (up to and including the blank line that ends it: LF LF, CR LF CR LF or
+// CR CR), or -1 if b holds none.
 func EventLen(b []byte) int {
-	best := -1
-	for _, sep := range [][]byte{[]byte("\n\n"), []byte("\r\n\r\n"), []byte("\r\r")} {
-		if i := bytes.Index(b, sep); i >= 0 && (best < 0 || i+len(sep) < best) {
-			best = i + len(sep)
+	for i := 0; i < len(b); {
+		k := bytes.IndexAny(b[i:], "\r\n")
+		if k < 0 {
+			return -1
 		}
+		j := i + k
+		for _, sep := range []string{"\n\n", "\r\n\r\n", "\r\r"} {
+			if bytes.HasPrefix(b[j:], []byte(sep)) {
+				return j + len(sep)
+			}
+		}
+		i = j + 1
 	}
-	return best
+	return -1
 }

@@ -74,3 +74,45 @@ func inPieces(s string, n int) func(func(string) bool) {
 		}
 	}
 }
+
+// FuzzEventStream cuts a fuzzed body into fuzzed chunks: an EventStream must
+// not panic, must record every byte of a body that holds no secret as it
+// came, and the recorded body must hold no secret whole.
+func FuzzEventStream(f *testing.F) {
+	f.Add(strings.Join(anthropicStream("ACK:"+deltaSecret, "", 32, sseWrap), ""), uint8(7))
+	f.Add("data: x\r\n\r\ndata: y\n\nevent: z", uint8(1))
+	f.Fuzz(func(t *testing.T, body string, n uint8) {
+		if n == 0 {
+			return
+		}
+		for _, secrets := range [][]string{nil, {deltaSecret}} {
+			red := New(secrets, []string{"no-such-field"})
+			s := NewEventStream(red)
+			var rec []byte
+			for c := range inPieces(body, int(n)) {
+				rec = append(rec, red.Bytes(s.Next([]byte(c)), red.Snapshot())...)
+			}
+			rec = append(rec, red.Bytes(s.Flush(true), red.Snapshot())...)
+			if secrets == nil && string(rec) != body {
+				t.Fatalf("a body without secrets was recorded as %q, not %q", rec, body)
+			}
+			if secrets != nil && strings.Contains(string(rec), deltaSecret) {
+				t.Fatalf("the secret was recorded: %q", rec)
+			}
+		}
+	})
+}
+
+func TestEventLen(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"data: a\n\nrest", 9}, {"data: a\r\n\r\nrest", 11}, {"data: a\r\rrest", 9},
+		{"data: a\r\n\ndata", 10}, {"data: a\n", -1}, {"data: a\r\n\r", -1}, {"", -1}, {"\n\n", 2},
+	} {
+		if got := EventLen([]byte(tc.in)); got != tc.want {
+			t.Errorf("EventLen(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
