@@ -28,7 +28,8 @@ import (
 // item/started to item/completed (by the item's id), its
 // item/agentMessage/delta notifications (and any item/<type>/<...>Delta) as
 // chunks; an item still open when
-// its turn completes ends there without an answer. And a request still
+// its turn completes ends there without an answer (interrupted, when the
+// turn was). And a request still
 // open when the app-server exits on its own (not killed by a signal, and
 // not while the server is being stopped: Router.ServerStopping) ends
 // Unanswered: neither side may leave the other's request unanswered.
@@ -155,8 +156,15 @@ func (c *codexConn) notification(out *Event, emit Emit) {
 			return
 		}
 		delete(c.turns, p.Turn.ID)
-		c.endItems(out, p.Turn.ID, "the turn completed without its item/completed", emit)
-		call.Outcome, call.EndSeq = codexOutcome(p.Turn.Status), out.Seq
+		outcome := codexOutcome(p.Turn.Status)
+		if outcome == OutcomeInterrupted {
+			// The real app-server completes an interrupted turn without an
+			// item/completed for the command it cut short.
+			c.endItems(out, p.Turn.ID, OutcomeInterrupted, "the turn was interrupted before its item/completed", emit)
+		} else {
+			c.endItems(out, p.Turn.ID, OutcomeUnknown, "the turn completed without its item/completed", emit)
+		}
+		call.Outcome, call.EndSeq = outcome, out.Seq
 		emit(ev(KindResponse, call.ID, call.Method, call))
 	case "item/started":
 		if p.Item == nil || p.Item.ID == "" || c.items[p.Item.ID] != nil {
@@ -213,8 +221,8 @@ func codexOutcome(status string) Outcome {
 }
 
 // endItems ends, in the order they started, the items open in turn (every
-// item when turn is "") with an unknown outcome at at.
-func (c *codexConn) endItems(at *Event, turn, why string, emit Emit) {
+// item when turn is "") with outcome at at.
+func (c *codexConn) endItems(at *Event, turn string, outcome Outcome, why string, emit Emit) {
 	var calls []*Call
 	for id, it := range c.items {
 		if turn == "" || it.turn == turn {
@@ -224,7 +232,7 @@ func (c *codexConn) endItems(at *Event, turn, why string, emit Emit) {
 	}
 	sortCalls(calls)
 	for _, call := range calls {
-		call.Outcome, call.EndSeq = OutcomeUnknown, at.Seq
+		call.Outcome, call.EndSeq = outcome, at.Seq
 		emit(&Event{Seq: at.Seq, T: at.T, Conn: call.Conn, Protocol: Codex, Kind: KindEnd, ID: call.ID, Method: call.Method, Call: call, Why: why})
 	}
 }
@@ -237,7 +245,7 @@ func (c *codexConn) end(at *bundle.Event, emit Emit) {
 		turns = append(turns, call)
 		delete(c.turns, id)
 	}
-	c.endItems(e, "", "", emit)
+	c.endItems(e, "", OutcomeUnknown, "", emit)
 	endCalls(Codex, at, emit, turns)
 }
 

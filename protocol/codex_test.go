@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,9 +23,12 @@ var codexArgv = []string{"/opt/codex/node_modules/@openai/codex-linux-x64/vendor
 
 // transcript reads testdata/codex-app-server.txt: the real app-server's
 // stdio lines ("c2s {...}" or "s2c {...}").
-func transcript(t testing.TB) []string {
+func transcript(t testing.TB) []string { return transcriptOf(t, "testdata/codex-app-server.txt") }
+
+// transcriptOf reads the stdio lines of a transcript file.
+func transcriptOf(t testing.TB, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile("testdata/codex-app-server.txt")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +169,37 @@ func TestCodexTranscript(t *testing.T) {
 	}
 	if d := cmp.Diff(want, calls); d != "" {
 		t.Errorf("calls answered (-want +got):\n%s", d)
+	}
+}
+
+// TestCodexInterruptTranscript decodes the real app-server interrupted
+// mid-command (testdata/codex-app-server-interrupt.txt): turn/interrupt is
+// answered, the turn completes interrupted, and the command item, which
+// Codex never completes, ends interrupted with it; nothing is judged bad.
+func TestCodexInterruptTranscript(t *testing.T) {
+	got := routeChannel(channel(codexArgv, transcriptOf(t, "testdata/codex-app-server-interrupt.txt"), &bundle.Event{Code: 0}))
+	testkit.Golden(t, "testdata/codex-app-server-interrupt.events", []byte(strings.Join(got, "\n")+"\n"))
+	var ends []string
+	for _, l := range got {
+		if strings.Contains(l, "invalid") || strings.Contains(l, "reused") || strings.Contains(l, "unanswered") {
+			t.Errorf("the real app-server's traffic is judged bad: %s", l)
+		}
+		// "seq protocol kind method... id=... [dialect=...] call=... [why=...]"
+		head, why, _ := strings.Cut(l, " why=")
+		f := strings.Fields(head)
+		id := slices.IndexFunc(f, func(w string) bool { return strings.HasPrefix(w, "id=") })
+		if id > 3 && (f[2] == "response" || f[2] == "end") && (f[1] == "codex" || f[3] == "turn/interrupt") {
+			ends = append(ends, strings.Join(append(f[1:id:id], f[len(f)-1], why), " "))
+		}
+	}
+	want := []string{
+		"codex response item userMessage call=success ",
+		"jsonrpc response turn/interrupt call=success ",
+		"codex end item commandExecution call=interrupted the turn was interrupted before its item/completed",
+		"codex response turn call=interrupted ",
+	}
+	if d := cmp.Diff(want, ends); d != "" {
+		t.Errorf("calls ended (-want +got):\n%s", d)
 	}
 }
 
