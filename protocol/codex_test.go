@@ -203,6 +203,27 @@ func TestCodexInterruptTranscript(t *testing.T) {
 	}
 }
 
+// TestCodexErrorTranscript: the real app-server's error answers
+// (testdata/codex-app-server-errors.txt: a bad thread id, an unknown
+// method, missing params, answered out of order) are valid in its dialect
+// and fail their calls.
+func TestCodexErrorTranscript(t *testing.T) {
+	got := routeChannel(channel(codexArgv, transcriptOf(t, "testdata/codex-app-server-errors.txt"), &bundle.Event{Code: 0}))
+	var answers []string
+	for _, l := range got {
+		if strings.Contains(l, "invalid") || strings.Contains(l, " end ") {
+			t.Errorf("judged bad: %s", l)
+		}
+		if f := strings.Fields(l); f[2] == "response" {
+			answers = append(answers, f[3]+" "+f[len(f)-1])
+		}
+	}
+	want := []string{"initialize call=success", "no/such/method call=failure", "thread/start call=failure", "turn/start call=failure"}
+	if d := cmp.Diff(want, answers); d != "" {
+		t.Errorf("answers (-want +got):\n%s", d)
+	}
+}
+
 // TestCodexDialectFromArgv: the same lines on a channel whose process is
 // not a Codex app-server (or whose proc.start is missing) are JSON-RPC 2.0,
 // and every message lacks its "jsonrpc" member.
