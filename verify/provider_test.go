@@ -59,6 +59,24 @@ func providerChannels(t *testing.T, events []bundle.Event) map[string]*providerC
 	return chans
 }
 
+// logged reports whether a proc.log line of the bundle holds every one of
+// words.
+func logged(events []bundle.Event, words ...string) bool {
+	for _, ev := range events {
+		if ev.Kind != bundle.KindProcLog {
+			continue
+		}
+		all := true
+		for _, w := range words {
+			all = all && strings.Contains(string(ev.Body.Data), w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // TestProviderEvidence: every scenario runs on provider processes, and the
 // bundle holds each one's argv (its MCP bearer token redacted: runOnce
 // searches the bundle for it), its stdio both ways and its exit, and the
@@ -129,13 +147,7 @@ func TestScriptedProvider(t *testing.T) {
 	if hdr.Manifest.Options["scriptedProvider"] != "true" {
 		t.Errorf("manifest options %v do not record the scripted provider", hdr.Manifest.Options)
 	}
-	fromSettings := false
-	for _, ev := range events {
-		if ev.Kind == bundle.KindProcLog && strings.Contains(string(ev.Body.Data), "claudeAgent provider from settings") && strings.Contains(string(ev.Body.Data), "/bin/claude") {
-			fromSettings = true
-		}
-	}
-	if !fromSettings {
+	if !logged(events, "claudeAgent provider from settings", "/bin/claude") {
 		t.Error("the server did not start its provider from the binaryPath setting")
 	}
 	if n := len(providerChannels(t, events)); n != 2 {

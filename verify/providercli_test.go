@@ -203,13 +203,7 @@ func TestProviderCLIServerCmd(t *testing.T) {
 		t.Fatalf("failed: %s (%s) @%d: expected %s, seen %s", f.Check, f.Message, f.Seq, f.Expected, f.Seen)
 	}
 	_, events := readBundle(t, res.Bundle)
-	fromSettings := false
-	for _, ev := range events {
-		if ev.Kind == bundle.KindProcLog && strings.Contains(string(ev.Body.Data), "claudeAgent provider from settings") && strings.Contains(string(ev.Body.Data), "/bin/claude") {
-			fromSettings = true
-		}
-	}
-	if !fromSettings {
+	if !logged(events, "claudeAgent provider from settings", "/bin/claude") {
 		t.Error("the server did not start its provider from the binaryPath setting")
 	}
 	s := bundleSides(t, events)

@@ -134,6 +134,9 @@ func TestProviderCodexServerCmd(t *testing.T) {
 		t.Fatalf("failed: %s (%s) @%d: expected %s, seen %s", f.Check, f.Message, f.Seq, f.Expected, f.Seen)
 	}
 	_, events := readBundle(t, res.Bundle)
+	if !logged(events, "codex provider from settings", "/bin/codex") {
+		t.Error("the server did not take its Codex from the providers.codex settings")
+	}
 	s := bundleSides(t, events)
 	if len(s.providers) == 0 || responsesCalls(events) == 0 {
 		t.Errorf("%d CLI processes and %d model calls recorded", len(s.providers), responsesCalls(events))
