@@ -30,20 +30,23 @@ can be verified end to end without provider credentials.`,
 }
 
 // newProviderWrapCommand builds `wireproof provider wrap`, the hidden verb
-// verify --provider-cli gives the server as its claude.
+// verify --provider-cli gives the server as its claude or codex.
 func newProviderWrapCommand(*globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "wrap CLI [ARGS...]",
-		Short: "Run the real Claude CLI with its stdio streamed to verify's recorder",
-		Long: `wrap execs CLI (the real Claude Code CLI) with ARGS, relaying its stdin,
-stdout and stderr line by line, and streams its argv, every line and its exit to
-the recorder's provider tap (WIREPROOF_PROVIDER_TAP). An --mcp-config server at
-WIREPROOF_PROVIDER_MCP_UPSTREAM is reached through the recording proxy
-(WIREPROOF_PROVIDER_MCP_PROXY) instead; WIREPROOF_PROVIDER_HOME is the CLI's
-HOME and CLAUDE_CONFIG_DIR, and the caller's OAuth tokens and provider switches
-are not passed on. It exits with the CLI's status (128+N when signal N ended
-it, 127 when it could not be started). verify --provider-cli installs it as
-the server's claude; it is not meant to be run by hand.`,
+		Short: "Run a real provider CLI with its stdio streamed to verify's recorder",
+		Long: `wrap execs CLI (the real Claude Code CLI, or the Codex CLI) with ARGS, relaying
+its stdin, stdout and stderr line by line, and streams its argv, every line and
+its exit to the recorder's provider tap (WIREPROOF_PROVIDER_TAP). An MCP server
+at WIREPROOF_PROVIDER_MCP_UPSTREAM is reached through the recording proxy
+(WIREPROOF_PROVIDER_MCP_PROXY) instead: one of --mcp-config, or one a stdin
+request names in params.config.mcp_servers (Codex's thread/start), that line
+tapped as it came. WIREPROOF_PROVIDER_HOME is the CLI's HOME, with
+CLAUDE_CONFIG_DIR, CODEX_HOME and TMPDIR below it, and the caller's OAuth
+tokens, API keys and provider switches are not passed on. It exits with the
+CLI's status (128+N when signal N ended it, 127 when it could not be started).
+verify --provider-cli installs it as the server's claude or codex; it is not
+meant to be run by hand.`,
 		Hidden:             true,
 		DisableFlagParsing: true, // the CLI's flags are passed through
 		RunE: func(cmd *cobra.Command, args []string) error {
