@@ -463,3 +463,62 @@ func TestCodexExitWhileServerStopping(t *testing.T) {
 		t.Errorf("ends (-want +got):\n%s", d)
 	}
 }
+
+// TestCutLinesJoined: a line the recorder cut at its cap (pieces marked
+// {"partial":true}, as a real app-server's item/completed with a command's
+// 2 MB of output was) is decoded whole at the event that ends it, by the
+// JSON-RPC and the stream-json decoder, while the other direction's lines
+// interleave with its pieces.
+func TestCutLinesJoined(t *testing.T) {
+	long := strings.Repeat("wp-big-", 40)
+	piece := func(seq uint64, dir bundle.Dir, s string, partial bool) bundle.Event {
+		ev := bundle.Event{Seq: seq, Kind: bundle.KindStdioLine, Conn: "provider-1", Dir: dir, Body: bundle.Text([]byte(s))}
+		if partial {
+			ev.Attrs = json.RawMessage(`{"partial":true}`)
+		}
+		return ev
+	}
+	c2s, s2c := bundle.DirClientToServer, bundle.DirServerToClient
+	for _, tc := range []struct {
+		name   string
+		route  protocol.Route
+		first  string
+		line   string
+		wantAt string
+	}{
+		{"jsonrpc", protocol.JSONRPCRoutes(protocol.NewJSONRPCDecoder())[0], `{"jsonrpc":"2.0","id":1,"method":"turn/start","params":{}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"output":"` + long + `"}}`, "5 jsonrpc response turn/start"},
+		{"stream-json", protocol.StreamJSONRoute(protocol.NewStreamJSONDecoder()), `{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}`,
+			`{"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"text":"` + long + `"}}}`, "5 stream-json response initialize"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := tc.line[:50], tc.line[50:120]
+			evs := []bundle.Event{
+				piece(1, c2s, tc.first, false),
+				piece(2, s2c, a, true),
+				piece(3, c2s, `{"jsonrpc":"2.0","method":"initialized"}`, false),
+				piece(4, s2c, b, true),
+				piece(5, s2c, tc.line[120:], false),
+			}
+			var got []string
+			r := protocol.NewRouter([]protocol.Route{tc.route}, func(ev *protocol.Event) {
+				s := fmt.Sprintf("%d %s %s %s", ev.Seq, ev.Protocol, ev.Kind, ev.Method)
+				if ev.Kind == protocol.KindDecodeError || len(ev.Invalid) > 0 {
+					t.Errorf("%s: %v %v", s, ev.Err, ev.Invalid)
+				}
+				if ev.Kind == protocol.KindResponse {
+					got = append(got, s)
+					if !bytes.Contains(ev.Body, []byte(long)) {
+						t.Errorf("the answer's body is not the whole line: %.80s", ev.Body)
+					}
+				}
+			})
+			for i := range evs {
+				r.Feed(&evs[i])
+			}
+			if d := cmp.Diff([]string{tc.wantAt}, got); d != "" {
+				t.Errorf("answers (-want +got):\n%s", d)
+			}
+		})
+	}
+}

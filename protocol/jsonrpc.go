@@ -27,6 +27,7 @@ type rpcConn struct {
 	calls   [2]map[string]*Call // in flight, by the direction of the request
 	dialect Dialect
 	codex   *codexConn // the turns and items of a Codex app-server
+	pieces  linePieces // a stdio line cut by the recorder, until its end
 }
 
 // NewJSONRPCDecoder returns a decoder with no connections.
@@ -129,7 +130,17 @@ func (d *JSONRPCDecoder) Feed(ev *bundle.Event, emit Emit) {
 			d.endAll(c, ev, "", false, emit)
 			delete(d.conns, ev.Conn) // nothing in flight is left: keep memory flat
 		}
-	case bundle.KindStdioLine, bundle.KindWSMessage:
+	case bundle.KindStdioLine:
+		line, whole, over := d.conn(ev.Conn).pieces.join(ev)
+		switch {
+		case !whole:
+		case over:
+			emit(&Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: JSONRPC, Kind: KindDecodeError,
+				Err: fmt.Errorf("a line over %d bytes, cut by the recorder, was not decoded", maxJoinedLine), Raw: clipBytes(line, 256)})
+		default:
+			d.Decode(ev.Seq, ev.T, ev.Conn, ev.Dir, line, emit)
+		}
+	case bundle.KindWSMessage:
 		d.Decode(ev.Seq, ev.T, ev.Conn, ev.Dir, ev.Body.Data, emit)
 	}
 }
@@ -327,6 +338,13 @@ func orAbsent(b json.RawMessage) string {
 		return "absent"
 	}
 	return clipRaw(b)
+}
+
+func clipBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 func clipRaw(b []byte) string {

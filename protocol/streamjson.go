@@ -34,6 +34,7 @@ type sjConn struct {
 	tools   map[string]*Call
 	turn    *Call
 	turns   int
+	pieces  linePieces // a line cut by the recorder, until its end
 }
 
 // NewStreamJSONDecoder returns a decoder with no connections.
@@ -107,12 +108,21 @@ func (d *StreamJSONDecoder) Feed(ev *bundle.Event, emit Emit) {
 	if ev.Kind != bundle.KindStdioLine {
 		return
 	}
-	b := bytes.TrimSpace(ev.Body.Data)
+	c := d.conn(ev.Conn)
+	line, whole, over := c.pieces.join(ev)
+	if !whole {
+		return
+	}
+	b := bytes.TrimSpace(line)
 	if len(b) == 0 {
 		return
 	}
-	c := d.conn(ev.Conn)
 	out := &Event{Seq: ev.Seq, T: ev.T, Conn: ev.Conn, Dir: ev.Dir, Protocol: StreamJSON, Body: b}
+	if over {
+		out.Kind, out.Err, out.Raw = KindDecodeError, fmt.Errorf("stream-json line: over %d bytes, cut by the recorder, not decoded", maxJoinedLine), clipBytes(b, 256)
+		emit(out)
+		return
+	}
 	var m sjLine
 	if b[0] != '{' {
 		out.Kind, out.Err, out.Raw = KindDecodeError, fmt.Errorf("stream-json line: not a JSON object"), b

@@ -306,3 +306,27 @@ func TestCodexChannelConforms(t *testing.T) {
 		t.Errorf("verdict %s: %+v", v.Status, v.Failure)
 	}
 }
+
+// TestRecordedCodexLongLine replays a real 'record --stdio -- codex
+// app-server' session whose command printed 2.1 MB: Codex's item/completed
+// for it is a 2.1 MB line the recorder cut into pieces at its 1 MiB cap.
+// The decoder joins them: nothing is undecodable, conformance passes, and
+// the command's item completed.
+func TestRecordedCodexLongLine(t *testing.T) {
+	var item string
+	res, err := replay.ReplayFile(context.Background(), "../protocol/testdata/codex-long-line.zst", &replay.Options{Engine: &replay.EngineOptions{
+		OnEvent: func(pe *protocol.Event) {
+			if pe.Protocol == protocol.Codex && pe.Method == "item commandExecution" && pe.Kind != protocol.KindRequest {
+				item = fmt.Sprintf("%s %s", pe.Kind, pe.Call.Outcome)
+			}
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Status != assert.StatusPassed || res.DecodeErrorCount != 0 {
+		t.Errorf("status %s, %d decode errors %+v", res.Verdict.Status, res.DecodeErrorCount, res.DecodeErrors)
+	}
+	if item != "response success" {
+		t.Errorf("the command's item ended %q, want a response, success", item)
+	}
+}
