@@ -27,12 +27,11 @@ import (
 // turn/started to turn/completed (by the turn's id), an item from
 // item/started to item/completed (by the item's id), its
 // item/agentMessage/delta notifications (and any item/<type>/<...>Delta) as
-// chunks; an item still open when
-// its turn completes ends there without an answer (interrupted, when the
-// turn was). And a request still
-// open when the app-server exits on its own (not killed by a signal, and
-// not while the server is being stopped: Router.ServerStopping) ends
-// Unanswered: neither side may leave the other's request unanswered.
+// chunks; an item still open when its turn completes ends there without an
+// answer (interrupted, when the turn was). And a request still open when
+// the app-server exits on its own (not killed by a signal, and not while
+// the server is being stopped: Router.ServerStopping) ends Unanswered:
+// neither side may leave the other's request unanswered.
 
 // Dialect names a JSON-RPC dialect; "" is JSON-RPC 2.0 itself.
 type Dialect string
@@ -100,10 +99,9 @@ func newCodexConn() *codexConn {
 // codexNote has the members of a Codex notification's params the decoder
 // reads.
 type codexNote struct {
-	ThreadID string `json:"threadId"`
-	TurnID   string `json:"turnId"`
-	ItemID   string `json:"itemId"`
-	Turn     *struct {
+	TurnID string `json:"turnId"`
+	ItemID string `json:"itemId"`
+	Turn   *struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 	} `json:"turn"`
