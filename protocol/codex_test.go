@@ -522,3 +522,36 @@ func TestCutLinesJoined(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCutLines: a message cut into pieces anywhere decodes as the whole
+// message does, at the event of its last piece.
+func FuzzCutLines(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":"yyyyyyyy"}}`, uint8(3), uint8(20))
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{}}`, uint8(0), uint8(1))
+	f.Fuzz(func(t *testing.T, line string, a, b uint8) {
+		i, j := min(int(a), len(line)), min(int(b), len(line))
+		if i > j {
+			i, j = j, i
+		}
+		describe := func(evs []bundle.Event) []string {
+			var out []string
+			d := protocol.NewJSONRPCDecoder()
+			for k := range evs {
+				d.Feed(&evs[k], func(ev *protocol.Event) {
+					out = append(out, fmt.Sprintf("%s %s %s %v", ev.Kind, ev.Method, ev.ID, ev.Invalid))
+				})
+			}
+			return out
+		}
+		whole := describe([]bundle.Event{{Seq: 1, Kind: bundle.KindStdioLine, Conn: "s", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(line))}})
+		partial := json.RawMessage(`{"partial":true}`)
+		cut := describe([]bundle.Event{
+			{Seq: 1, Kind: bundle.KindStdioLine, Conn: "s", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(line[:i])), Attrs: partial},
+			{Seq: 2, Kind: bundle.KindStdioLine, Conn: "s", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(line[i:j])), Attrs: partial},
+			{Seq: 3, Kind: bundle.KindStdioLine, Conn: "s", Dir: bundle.DirClientToServer, Body: bundle.Text([]byte(line[j:]))},
+		})
+		if d := cmp.Diff(whole, cut); d != "" {
+			t.Errorf("cut at %d and %d (-whole +cut):\n%s", i, j, d)
+		}
+	})
+}
