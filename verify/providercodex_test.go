@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -156,6 +157,46 @@ func TestProviderCodexModelFaults(t *testing.T) {
 	cli := testkit.CodexCLI(t, "..")
 	for _, fault := range model.Faults {
 		t.Run(fault, func(t *testing.T) { runModelFault(t, cli, fault) })
+	}
+}
+
+// TestProviderCodexEnvironment: what the Codex CLI's process gets, seen
+// by a stand-in that answers --version as Codex does and writes its
+// environment to stderr (recorded as the provider channel's proc.log): the
+// private CODEX_HOME and HOME, the run's key in CodexKeyEnv (redacted), and
+// none of the caller's OpenAI or Codex settings. The stand-in exits at
+// once, so the run fails; only the environment is judged.
+func TestProviderCodexEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "codex")
+	script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'codex-cli 0.169.0'; exit 0; fi\n" +
+		"env | grep -E '^(HOME|CODEX_HOME|OPENAI_[A-Z_]*|CODEX_API_KEY|T3CODE_CODEX_LAUNCH_ARGS|" + verify.CodexKeyEnv + ")=' | sed 's/^/env /' >&2\nexit 3\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-users-own-openai-key")
+	t.Setenv("OPENAI_BASE_URL", "https://users-own.example")
+	t.Setenv("CODEX_API_KEY", "users-own-codex-key")
+	t.Setenv("CODEX_HOME", filepath.Join(dir, "users-own-codex-home"))
+	t.Setenv("T3CODE_CODEX_LAUNCH_ARGS", "-c model_provider=users-own")
+	res := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: fake, Timeout: 20 * time.Second})
+	_, events := readBundle(t, res.Bundle)
+	env := map[string]string{}
+	for _, ev := range events {
+		if ev.Kind == bundle.KindProcLog && strings.HasPrefix(ev.Conn, "provider-") {
+			if kv, ok := strings.CutPrefix(string(ev.Body.Data), "env "); ok {
+				k, v, _ := strings.Cut(kv, "=")
+				env[k] = v
+			}
+		}
+		if strings.Contains(string(ev.Body.Data), "users-own") || strings.Contains(string(ev.Attrs), "users-own") {
+			t.Errorf("@%d %s %s holds the caller's own settings: %.200s", ev.Seq, ev.Kind, ev.Conn, ev.Body.Data)
+		}
+	}
+	home := env["HOME"]
+	want := map[string]string{"HOME": home, "CODEX_HOME": cliwrap.CodexHome(home), verify.CodexKeyEnv: "[REDACTED]"}
+	if diff := cmp.Diff(want, env); diff != "" || !strings.HasSuffix(home, "/provider-home") {
+		t.Errorf("the Codex CLI's environment (-want +got):\n%s", diff)
 	}
 }
 
