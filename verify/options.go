@@ -115,8 +115,10 @@ type Options struct {
 	// (DefaultModelUpstream).
 	RealModel bool
 
-	// What withDefaults learned of ProviderCLI: its driver (DriverClaude,
-	// DriverCodex) and what its --version printed.
+	// What withDefaults learned: the provider's driver (DriverClaude,
+	// DriverCodex: ProviderCLI's, else Provider's when it is a built-in
+	// instance; "" for another instance id) and what ProviderCLI's
+	// --version printed.
 	driver, cliVersion string
 }
 
@@ -223,11 +225,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Provider == "" {
 		o.Provider = DefaultProvider
 	}
-	if o.driver == "" {
-		o.driver = DriverClaude
-		if o.Provider == DriverCodex {
-			o.driver = DriverCodex
-		}
+	if o.driver == "" && (o.Provider == DriverClaude || o.Provider == DriverCodex) {
+		// A built-in instance: its id is its driver's. Another instance id
+		// (a server's own instance) names no driver wireproof knows.
+		o.driver = o.Provider
 	}
 	if o.driver == DriverCodex && o.ProviderCLI == "" && (strings.TrimSpace(o.ServerCmd) == "" || o.ScriptedProvider) {
 		return o, &OptionError{"--provider", o.Provider, "Codex needs the real Codex CLI: give --provider-cli PATH (e.g. \"$(command -v codex)\"); there is no scripted Codex provider"}

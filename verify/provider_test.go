@@ -144,8 +144,8 @@ func TestScriptedProvider(t *testing.T) {
 		t.Errorf("the server's settings (-want +got):\n%s", diff)
 	}
 	hdr, events := readBundle(t, res.Bundle)
-	if hdr.Manifest.Options["scriptedProvider"] != "true" {
-		t.Errorf("manifest options %v do not record the scripted provider", hdr.Manifest.Options)
+	if o := hdr.Manifest.Options; o["scriptedProvider"] != "true" || o[assert.OptionProviderDriver] != verify.DriverClaude {
+		t.Errorf("manifest options %v do not record the scripted provider and its driver, %s", o, verify.DriverClaude)
 	}
 	if !logged(events, "claudeAgent provider from settings", "/bin/claude") {
 		t.Error("the server did not start its provider from the binaryPath setting")

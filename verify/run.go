@@ -154,9 +154,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				"port":          fmt.Sprint(port),
 
 				"scriptedProvider": fmt.Sprint(opts.ScriptedProvider),
-				"providerDriver":   opts.driver,
 			},
 		},
+	}
+	if opts.driver != "" {
+		header.Manifest.Options[assert.OptionProviderDriver] = opts.driver
 	}
 	if cli != nil {
 		header.Manifest.Options["providerCli"] = cli.path
