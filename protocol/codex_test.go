@@ -465,10 +465,10 @@ func TestCodexExitWhileServerStopping(t *testing.T) {
 }
 
 // TestCutLinesJoined: a line the recorder cut at its cap (pieces marked
-// {"partial":true}, as a real app-server's item/completed with a command's
-// 2 MB of output was) is decoded whole at the event that ends it, by the
-// JSON-RPC and the stream-json decoder, while the other direction's lines
-// interleave with its pieces.
+// {"partial":true}, as a real app-server's item/completed of 1.05 MB for a
+// command that printed 2.1 MB was) is decoded whole at the event that ends
+// it, by the JSON-RPC and the stream-json decoder, while the other
+// direction's lines interleave with its pieces.
 func TestCutLinesJoined(t *testing.T) {
 	long := strings.Repeat("wp-big-", 40)
 	piece := func(seq uint64, dir bundle.Dir, s string, partial bool) bundle.Event {

@@ -9,7 +9,7 @@ import (
 // The recorder cuts a stdio line longer than its cap (record.MaxLineBytes,
 // 1 MiB) into several stdio.line events, each but the last marked
 // {"partial":true}: a Codex app-server's item/completed carrying a command's
-// megabytes of output arrives so. The stdio decoders join the pieces back
+// output (Codex keeps about 1 MiB of it) arrives so. The stdio decoders join the pieces back
 // into the line before they decode it, so a long message is one message,
 // decoded at the event that ends it.
 

@@ -309,7 +309,8 @@ func TestCodexChannelConforms(t *testing.T) {
 
 // TestRecordedCodexLongLine replays a real 'record --stdio -- codex
 // app-server' session whose command printed 2.1 MB: Codex's item/completed
-// for it is a 2.1 MB line the recorder cut into pieces at its 1 MiB cap.
+// for it (its aggregatedOutput cut by Codex) is a line of 1.05 MB, which the
+// recorder cut into pieces at its 1 MiB cap.
 // The decoder joins them: nothing is undecodable, conformance passes, and
 // the command's item completed.
 func TestRecordedCodexLongLine(t *testing.T) {

@@ -1,11 +1,13 @@
 package view
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/bundle"
@@ -162,24 +164,82 @@ func readMessageCall(ctx context.Context, path string, c CallSpan) (*CallDetail,
 	codex := protocol.Name(c.Protocol) == protocol.Codex
 	inRange := func(seq uint64) bool { return seq == c.Seq || c.EndSeq != 0 && seq > c.Seq && seq <= c.EndSeq }
 	var reqDir bundle.Dir
+	// A stdio line the recorder cut at its cap is decoded at its last
+	// piece: the pieces before it (of its connection and direction) are
+	// read in a second pass and put before it.
+	held := map[bundle.Dir][]uint64{}
+	var payload, exit kept
 	err := scan(ctx, path, last, func(seq uint64, _ bundle.Kind) bool { return inRange(seq) }, func(ev *bundle.Event) bool {
+		before := held[ev.Dir]
+		if ev.Kind == bundle.KindStdioLine && ev.Conn == c.Conn {
+			if bytes.Contains(ev.Attrs, []byte(`"partial":true`)) {
+				held[ev.Dir] = append(before, ev.Seq)
+			} else {
+				delete(held, ev.Dir)
+			}
+		}
 		switch {
 		case ev.Seq == c.Seq:
 			reqDir = ev.Dir
-			d.Payload = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+			payload = keep(ev, before)
 		case codex && ev.Seq == c.EndSeq && ev.Conn == c.Conn && len(ev.Body.Data) > 0:
 			// A Codex turn or item: both ends are the app-server's
 			// notifications (turn/completed, item/completed).
-			d.Exit = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+			exit = keep(ev, before)
 		case !codex && inRange(ev.Seq) && ev.Conn == c.Conn && ev.Dir != reqDir && len(ev.Body.Data) > 0:
-			d.Exit = payloadOf(append([]byte(nil), ev.Body.Data...), ev.Body.Binary)
+			exit = keep(ev, before)
 		}
 		return ev.Seq < last
 	})
+	if err == nil {
+		err = readPieces(ctx, path, &payload, &exit)
+	}
 	if err != nil {
 		return nil, err
 	}
+	d.Payload, d.Exit = payload.payload(), exit.payload()
 	return d, nil
+}
+
+// kept is a message readMessageCall shows: its body, after the bodies of
+// the pieces before it of a line the recorder cut (pieces, by seq, until
+// readPieces fills start).
+type kept struct {
+	body   *bundle.Payload
+	pieces []uint64
+	start  []byte
+}
+
+func keep(ev *bundle.Event, pieces []uint64) kept {
+	return kept{body: &bundle.Payload{Data: append([]byte(nil), ev.Body.Data...), Binary: ev.Body.Binary}, pieces: slices.Clone(pieces)}
+}
+
+func (k kept) payload() *Payload {
+	if k.body == nil {
+		return nil
+	}
+	return payloadOf(append(k.start, k.body.Data...), k.body.Binary)
+}
+
+// readPieces reads the bodies of the messages' earlier pieces, if any.
+func readPieces(ctx context.Context, path string, ks ...*kept) error {
+	want := map[uint64][]*kept{}
+	var last uint64
+	for _, k := range ks {
+		for _, seq := range k.pieces {
+			want[seq] = append(want[seq], k)
+			last = max(last, seq)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return scan(ctx, path, last, func(seq uint64, _ bundle.Kind) bool { return want[seq] != nil }, func(ev *bundle.Event) bool {
+		for _, k := range want[ev.Seq] {
+			k.start = append(k.start, ev.Body.Data...)
+		}
+		return true
+	})
 }
 
 // readCall re-reads the WebSocket traffic of the call's connection up to the

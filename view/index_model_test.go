@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,5 +190,34 @@ func TestReadCodexCall(t *testing.T) {
 		if !seen[k] {
 			t.Errorf("no %s call in the index", k)
 		}
+	}
+}
+
+// TestReadCutLineCall: a Codex item whose item/completed the recorder cut
+// at its line cap (a real one of 1.05 MB: protocol/testdata/codex-long-line.zst)
+// shows that notification from its start, joined from its pieces.
+func TestReadCutLineCall(t *testing.T) {
+	const path = "../protocol/testdata/codex-long-line.zst"
+	_, ix, err := read(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ix.Calls, func(c CallSpan) bool { return c.Method == "item commandExecution" })
+	if i < 0 {
+		t.Fatal("no commandExecution item in the index")
+	}
+	d, err := readCall(context.Background(), path, ix.Calls[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Exit == nil || d.Exit.Size <= 1<<20 || !strings.HasPrefix(d.Exit.Text, `{"method":"item/completed"`) {
+		size, start := 0, ""
+		if d.Exit != nil {
+			size, start = d.Exit.Size, d.Exit.Text[:min(len(d.Exit.Text), 80)]
+		}
+		t.Errorf("exit of %d bytes starting %q, want the whole item/completed (over 1 MiB) from its start", size, start)
+	}
+	if d.Payload == nil || !strings.Contains(string(d.Payload.JSON), `"method":"item/started"`) {
+		t.Errorf("payload %+v, want item/started", d.Payload)
 	}
 }
