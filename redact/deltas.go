@@ -30,6 +30,7 @@ const maxDeltaFieldHold = 4 << 10
 // whose one data line is):
 //
 //	Anthropic Messages   {"type":"content_block_delta","index":N,"delta":{"text"|"partial_json"|"thinking":S}}
+//	                     (and a content_block_start's content_block.text or .thinking, its first piece)
 //	OpenAI Responses     {"type":"response.<...>.delta","item_id":I,"output_index":N,"content_index":N,"delta":S}
 //	Codex app-server     {"method":"item/<...>/delta"|"item/<...>Delta","params":{"itemId":I,"delta":S}}
 //	Claude stream-json   {"type":"stream_event","event":<an Anthropic event>,"parent_tool_use_id":P}

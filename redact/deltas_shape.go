@@ -32,12 +32,13 @@ func (sh *deltaShape) isEnd() bool { return sh.end != "" || sh.endGroup != "" ||
 type deltaFields struct {
 	typ, index, delta, itemID, outputIndex, contentIndex, summaryIndex   span
 	method, params, event, parent, text, partialJSON, thinking, id, item span
+	block                                                                span
 }
 
 // parseDelta returns the shape of msg. ends says whether an end matters
 // (some text is open); without it only a delta is looked for.
 func parseDelta(msg []byte, ends bool) deltaShape {
-	if !bytes.Contains(msg, []byte("elta")) && (!ends || !mayEnd(msg)) {
+	if !bytes.Contains(msg, []byte("elta")) && !bytes.Contains(msg, []byte("content_block_start")) && (!ends || !mayEnd(msg)) {
 		return deltaShape{}
 	}
 	start, end, ok := jsonOf(msg)
@@ -154,6 +155,8 @@ func readFields(b []byte, start int) (deltaFields, int, bool) {
 			f.id = sp
 		case "item":
 			f.item = sp
+		case "content_block":
+			f.block = sp
 		}
 		return true
 	})
@@ -174,6 +177,22 @@ func anthropicShape(msg []byte, f deltaFields, family string) deltaShape {
 			return deltaShape{}
 		}
 		for _, sp := range []span{d.text, d.partialJSON, d.thinking} {
+			if val, ok := strBytes(msg, sp); ok {
+				k := family + "|" + raw(msg, f.index)
+				return deltaShape{key: k, group: k, family: family, tok: sp, val: val}
+			}
+		}
+	case "content_block_start":
+		// A block may begin with text of its own (the API sends it empty):
+		// the first piece.
+		if f.block.end == 0 || msg[f.block.start] != '{' {
+			return deltaShape{}
+		}
+		b, _, ok := readFields(msg, f.block.start)
+		if !ok {
+			return deltaShape{}
+		}
+		for _, sp := range []span{b.text, b.thinking} {
 			if val, ok := strBytes(msg, sp); ok {
 				k := family + "|" + raw(msg, f.index)
 				return deltaShape{key: k, group: k, family: family, tok: sp, val: val}

@@ -105,6 +105,14 @@ func foldMsgs(t *testing.T, msgs []string, strict bool) map[string]string {
 		}
 		typ := str(v, "type")
 		switch {
+		case typ == "content_block_start":
+			b, _ := v["content_block"].(map[string]any)
+			for _, k := range []string{"text", "thinking"} {
+				if s, ok := b[k].(string); ok {
+					out[fmt.Sprintf("%sblock %v", prefix, v["index"])] += s
+					break
+				}
+			}
 		case typ == "content_block_delta":
 			d, _ := v["delta"].(map[string]any)
 			for _, k := range []string{"text", "partial_json", "thinking"} {
@@ -209,6 +217,12 @@ func TestDeltasFoldRedacted(t *testing.T) {
 		name: "a token field split across pieces is learned", secrets: nil,
 		msgs: anthropicStream("x", `{"access_token":"tok-learned-across-4471","n":1}`, 6, sseWrap),
 		want: map[string]string{"block 0": "x", "block 1": `{"access_token":"[REDACTED]","n":1}`},
+	}, {
+		name: "a block that begins with text", secrets: []string{deltaSecret},
+		msgs: []string{sseWrap(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": "ACK:" + deltaSecret[:10]}}),
+			sseWrap(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": deltaSecret[10:]}}),
+			sseWrap(map[string]any{"type": "content_block_stop", "index": 0})},
+		want: map[string]string{"block 0": "ACK:[REDACTED]"},
 	}, {
 		name: "no secret: unchanged", secrets: []string{deltaSecret},
 		msgs: anthropicStream("plain text, nothing to hide", `{"a":1}`, 4, sseWrap),
@@ -457,7 +471,7 @@ func TestFold(t *testing.T) {
 	}
 	f.Flush()
 	want := []got{
-		{"anthropic|0", "ACK:" + deltaSecret, []uint64{3, 4}},
+		{"anthropic|0", "ACK:" + deltaSecret, []uint64{2, 3, 4}}, // the block's start, empty, then its deltas
 		{"anthropic|1", `{"a":1}`, []uint64{7}},
 		{"codex|item/agentMessage/delta|m||", "partial", []uint64{11, 12}},
 	}
