@@ -38,10 +38,13 @@ type Options struct {
 	Scenario  assert.Scenario // ScenarioAll or one scenario (default all)
 	Repeat    int             // repetitions of the scenario set (default 1)
 	Timeout   time.Duration   // per run, default 240s
-	Provider  string
-	Model     string
-	FailGate  bool   // the gate answers 503 instead of the secret
-	Fault     string // fixture fault mode, passed in the bootstrap JSON; or a model fault (model.Faults, with ProviderCLI)
+	// Provider is the thread's provider instance id (default DriverClaude,
+	// or ProviderCLI's driver); Model its model (default DefaultModel, or
+	// DefaultCodexModel for Codex).
+	Provider string
+	Model    string
+	FailGate bool   // the gate answers 503 instead of the secret
+	Fault    string // fixture fault mode, passed in the bootstrap JSON; or a model fault (model.Faults, with ProviderCLI)
 	// Serialization is the Effect RPC serialization the server speaks, "json"
 	// (the default) or "ndjson". Effect servers have it in their configuration,
 	// not negotiated: the driver's socket uses it, and the embedded fixture
@@ -83,15 +86,17 @@ type Options struct {
 	// setting, every scripted provider process of the run streams its stdio
 	// into the bundle and sends its MCP requests through the recording proxy.
 	ScriptedProvider bool
-	// ProviderCLI is the path of the real Claude Code CLI the server's
-	// provider sessions run, through `wireproof provider wrap` (given to the
-	// server the way ScriptedProvider gives it the scripted provider, and
-	// started by the embedded fixture server as T3's Claude adapter starts
-	// the CLI). Its model is the scripted Messages API (package model) behind
-	// a recording proxy, its API key a random one of the run, its home a
-	// private directory of the run. The bundle holds every side: the
-	// client's, the CLI's stdio, its MCP requests and its model calls. Empty:
-	// no real CLI. It excludes ScriptedProvider.
+	// ProviderCLI is the path of the real Claude Code CLI, or of the Codex
+	// CLI (told apart by --version), the server's provider sessions run,
+	// through `wireproof provider wrap` (given to the server the way
+	// ScriptedProvider gives it the scripted provider, as its
+	// providers.<driver> settings, and started by the embedded fixture
+	// server as T3's adapters start them). Its model is the scripted model
+	// (package model: the Messages API for Claude, the Responses API for
+	// Codex) behind a recording proxy, its API key a random one of the run,
+	// its home a private directory of the run. The bundle holds every side:
+	// the client's, the CLI's stdio, its MCP requests and its model calls.
+	// Empty: no real CLI. It excludes ScriptedProvider.
 	ProviderCLI string
 	// ModelCassette, with ProviderCLI, answers the CLI's model calls from
 	// the model calls recorded in these bundles (a directory: its *.zst)
