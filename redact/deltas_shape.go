@@ -169,39 +169,34 @@ func anthropicShape(msg []byte, f deltaFields, family string) deltaShape {
 	typ, _ := strValue(msg, f.typ)
 	switch typ {
 	case "content_block_delta":
-		if f.delta.end == 0 || msg[f.delta.start] != '{' {
-			return deltaShape{}
-		}
-		d, _, ok := readFields(msg, f.delta.start)
-		if !ok {
-			return deltaShape{}
-		}
-		for _, sp := range []span{d.text, d.partialJSON, d.thinking} {
-			if val, ok := strBytes(msg, sp); ok {
-				k := family + "|" + raw(msg, f.index)
-				return deltaShape{key: k, group: k, family: family, tok: sp, val: val}
-			}
-		}
+		return anthropicPiece(msg, f, f.delta, family, func(d deltaFields) []span { return []span{d.text, d.partialJSON, d.thinking} })
 	case "content_block_start":
 		// A block may begin with text of its own (the API sends it empty):
 		// the first piece.
-		if f.block.end == 0 || msg[f.block.start] != '{' {
-			return deltaShape{}
-		}
-		b, _, ok := readFields(msg, f.block.start)
-		if !ok {
-			return deltaShape{}
-		}
-		for _, sp := range []span{b.text, b.thinking} {
-			if val, ok := strBytes(msg, sp); ok {
-				k := family + "|" + raw(msg, f.index)
-				return deltaShape{key: k, group: k, family: family, tok: sp, val: val}
-			}
-		}
+		return anthropicPiece(msg, f, f.block, family, func(b deltaFields) []span { return []span{b.text, b.thinking} })
 	case "content_block_stop":
 		return deltaShape{end: family + "|" + raw(msg, f.index)}
 	case "message_stop":
 		return deltaShape{endFamily: family}
+	}
+	return deltaShape{}
+}
+
+// anthropicPiece is the piece of the object obj of event f holds: the first
+// string of the fields pick names, keyed by the event's index.
+func anthropicPiece(msg []byte, f deltaFields, obj span, family string, pick func(deltaFields) []span) deltaShape {
+	if obj.end == 0 || msg[obj.start] != '{' {
+		return deltaShape{}
+	}
+	o, _, ok := readFields(msg, obj.start)
+	if !ok {
+		return deltaShape{}
+	}
+	for _, sp := range pick(o) {
+		if val, ok := strBytes(msg, sp); ok {
+			k := family + "|" + raw(msg, f.index)
+			return deltaShape{key: k, group: k, family: family, tok: sp, val: val}
+		}
 	}
 	return deltaShape{}
 }
