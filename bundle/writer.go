@@ -338,7 +338,14 @@ func (w *Writer) appendLocked(ev *Event, e *Encoded, t int64) uint64 {
 	w.lastT = t
 	n := len(w.batch)
 	w.batch = appendLineHead(w.batch, ev.Seq, t)
-	if e.body != nil {
+	if e.inline {
+		w.batch = append(w.batch, e.tail...)
+		w.batch = append(w.batch, e.body...)
+		w.batch = append(w.batch, e.post...)
+		w.batch = append(w.batch, '\n')
+		w.bytes += int64(len(w.batch) - n)
+		e.Release()
+	} else if e.body != nil {
 		// A huge JSON payload goes to the compressor as it is, between the
 		// batch that ends with the line's start and the one that begins
 		// with its end.

@@ -14,20 +14,30 @@ import (
 type Encoded struct {
 	ev   *Event
 	tail []byte // from `,"kind":` to the closing brace
-	// A huge JSON payload is not copied into the line: tail then ends
-	// before it, body is the payload itself and post the rest of the line.
+	// A JSON payload of copyBody bytes or more is not copied into the line:
+	// tail then ends before it, body is the payload itself and post the
+	// rest of the line. Up to bigLine the Writer copies body into its batch
+	// (inline: the payload is copied once, not into tail and then the
+	// batch); a huge one goes to the compressor as it is.
 	body, post []byte
+	inline     bool
 }
+
+// copyBody is the smallest JSON payload Encode leaves out of the line for
+// the Writer to copy into its batch: below it the second copy costs less
+// than the split.
+const copyBody = 1 << 10
 
 var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
 
 // Encode checks ev and encodes it for Writer.AppendEncoded. ev.Kind must be
 // set and must not be header or trailer; ev.Attrs, if set, must be one JSON
 // value without line breaks. ev must not change until it is appended: the
-// line is what ev was at Encode. A JSON payload larger than 1 MiB is not
-// copied (a 64 MiB message would be held twice): its bytes must not change
-// until the Writer has written them, that is until a Flush after the append
-// returns (or Close).
+// line is what ev was at Encode, and a JSON payload of 1 KiB or more is
+// copied from ev's Body at the append, into the Writer's batch, rather than
+// twice. One larger than 1 MiB is not copied at all (a 64 MiB message would
+// be held twice): its bytes must not change until the Writer has written
+// them, that is until a Flush after the append returns (or Close).
 func Encode(ev *Event) (*Encoded, error) {
 	if err := checkAppendable(ev); err != nil {
 		return nil, err
@@ -55,9 +65,9 @@ func checkAppendable(ev *Event) error {
 // that Writer.Append does not make its argument escape to the heap.
 func encodeTail(ev *Event) *Encoded {
 	e := encodedPool.Get().(*Encoded)
-	if len(ev.Body.Data) > bigLine && payloadEncoding(ev.Body) == EncodingJSON {
+	if n := len(ev.Body.Data); n >= copyBody && payloadEncoding(ev.Body) == EncodingJSON {
 		e.tail = append(appendEventHead(e.tail[:0], ev), `,"json":`...)
-		e.body = ev.Body.Data
+		e.body, e.inline = ev.Body.Data, n <= bigLine
 		e.post = appendEventEnd(appendBinaryFlag(e.post[:0], ev.Body), ev)
 		return e
 	}
@@ -68,7 +78,7 @@ func encodeTail(ev *Event) *Encoded {
 // Release returns e's buffer for reuse by a later Encode. Use it only for an
 // Encoded that will not be appended; AppendEncoded releases its argument.
 func (e *Encoded) Release() {
-	e.ev, e.body = nil, nil
+	e.ev, e.body, e.inline = nil, nil, false
 	if cap(e.tail) > 1<<20 {
 		e.tail = nil // do not pin the buffer of one huge message
 	}

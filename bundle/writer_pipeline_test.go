@@ -59,9 +59,10 @@ func TestAppendEncoded(t *testing.T) {
 }
 
 // TestHugeJSONPayloadNotCopied: a JSON payload above bigLine goes to the
-// compressor by reference, between the start and the end of its line; the
-// bundle reads back the same, with the trailer's byte count and digest right,
-// among short lines on both sides.
+// compressor by reference, between the start and the end of its line, and
+// one from copyBody to bigLine is copied from the event into the batch
+// once; the bundle reads back the same, with the trailer's byte count and
+// digest right, among short lines on both sides.
 func TestHugeJSONPayloadNotCopied(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, testHeader(), &WriterOptions{Clock: stepClock(1000), FlushInterval: time.Hour})
@@ -73,6 +74,15 @@ func TestHugeJSONPayloadNotCopied(t *testing.T) {
 		{Kind: KindWSMessage, Conn: "ws1", Body: Text([]byte(`{"n":1}`))},
 		{Kind: KindWSMessage, Conn: "ws1", Dir: DirServerToClient, Body: Text(huge), Size: int64(len(huge)) + 7, Truncated: true, Err: "cut"},
 		{Kind: KindMark, Name: "after", Body: Text([]byte(`{"n":3}`))},
+		{Kind: KindHTTPBody, Conn: "h1", Dir: DirServerToClient, Body: Text([]byte(`["` + strings.Repeat("x", 20<<10-4) + `"]`))},
+		{Kind: KindHTTPBody, Conn: "h1", Dir: DirServerToClient, Body: Text([]byte(`["` + strings.Repeat("y", copyBody-4) + `"]`))},
+		{Kind: KindHTTPBody, Conn: "h1", Dir: DirServerToClient, Body: Text([]byte(`["` + strings.Repeat("z", copyBody-5) + `"]`))},
+		{Kind: KindMark, Name: "end", Body: Text([]byte(`{"n":7}`))},
+	}
+	for _, i := range []int{3, 4, 5} {
+		if payloadEncoding(events[i].Body) != EncodingJSON {
+			t.Fatalf("event %d: the test's payload is not JSON", i)
+		}
 	}
 	for i := range events {
 		ev := events[i]
@@ -80,8 +90,11 @@ func TestHugeJSONPayloadNotCopied(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (e.body != nil) != (i == 1) {
-			t.Fatalf("event %d: payload by reference %v", i, e.body != nil)
+		if byRef := e.body != nil && !e.inline; byRef != (i == 1) {
+			t.Fatalf("event %d: payload by reference %v", i, byRef)
+		}
+		if e.inline != (i == 3 || i == 4) {
+			t.Fatalf("event %d: payload copied into the batch at the append %v", i, e.inline)
 		}
 		if _, err := w.AppendEncoded(e); err != nil {
 			t.Fatal(err)
@@ -103,8 +116,8 @@ func TestHugeJSONPayloadNotCopied(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	// The reader checked the trailer's digest against the lines.
-	if tr := r.Trailer(); tr == nil || tr.Events != 4 {
-		t.Errorf("trailer %+v, want one counting the header and 3 events", tr)
+	if tr := r.Trailer(); tr == nil || tr.Events != 8 {
+		t.Errorf("trailer %+v, want one counting the header and 7 events", tr)
 	}
 }
 

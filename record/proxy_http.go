@@ -47,7 +47,11 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
-	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header.Clone()})
+	// The events take the request's and the response's header maps as they
+	// are, uncloned: nothing writes to them after (the upstream is sent a
+	// clone, the client is written a copy, and redaction never writes into
+	// the maps an event points to: it clones one it changes).
+	ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header})
 
 	// An HTTP/1.0 client is sent no 1xx (RFC 9110 section 15.2); they are
 	// still recorded.
@@ -84,7 +88,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer res.Body.Close()
-	ev := &bundle.Event{Kind: bundle.KindHTTPResponse, Conn: ex.id, Status: res.StatusCode, Header: res.Header.Clone()}
+	ev := &bundle.Event{Kind: bundle.KindHTTPResponse, Conn: ex.id, Status: res.StatusCode, Header: res.Header}
 	ev.Attrs = inf.attrs()
 	ex.emit(ev)
 
@@ -449,17 +453,17 @@ func (ex *httpExchange) setTrailer(i int, h http.Header) {
 func (ex *httpExchange) end(size int64, err error) {
 	ex.mu.Lock()
 	ev := &bundle.Event{Kind: bundle.KindHTTPEnd, Conn: ex.id, Size: size, Truncated: ex.truncated}
-	attrs := map[string]any{}
-	if ex.decodeErr != "" {
-		attrs["decodeError"] = ex.decodeErr
-	}
-	if t := ex.trailer[0]; t != nil {
-		attrs["requestTrailer"] = t
-	}
-	if t := ex.trailer[1]; t != nil {
-		attrs["responseTrailer"] = t
-	}
-	if len(attrs) > 0 {
+	if ex.decodeErr != "" || ex.trailer[0] != nil || ex.trailer[1] != nil {
+		attrs := map[string]any{}
+		if ex.decodeErr != "" {
+			attrs["decodeError"] = ex.decodeErr
+		}
+		if t := ex.trailer[0]; t != nil {
+			attrs["requestTrailer"] = t
+		}
+		if t := ex.trailer[1]; t != nil {
+			attrs["responseTrailer"] = t
+		}
 		ev.Attrs, _ = json.Marshal(attrs)
 	}
 	ex.mu.Unlock()

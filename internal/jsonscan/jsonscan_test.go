@@ -18,6 +18,8 @@ var seeds = []string{
 	`"` + strings.Repeat("é", 9) + `"`, `"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`, `"\ud83d\ude00x"`, `"\/\b\f\n\r\t"`, `"\'"`,
 	`"` + strings.Repeat("abcdefgh", 9) + `\n` + strings.Repeat("z", 40) + "\x1f" + `"`,
 	`"` + strings.Repeat("abcdefgh", 9) + `\u00e9` + strings.Repeat("z", 40) + `"`,
+	"[1\r,2]", "{\"a\":1,\n\"b\":2}", `[12345678,123456789,1234567.5,12e3,7,-0,0]`, `{"k":12345678}`, `[1x]`, `[0123]`,
+	`{"id":"thr_0123456789","t":"a thread","n":12}`, `{"abcdefghijklmno":"abcdefghijklmnop","q":"abcdefg\"h"}`,
 	strings.Repeat("[", 10001) + strings.Repeat("]", 10001), strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 	strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000), strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
 }
@@ -28,9 +30,10 @@ func TestValid(t *testing.T) {
 	}
 	// Every special byte at every offset around the eight-byte stride and
 	// the switch to the long-string scan.
-	for _, special := range []string{`"`, `\n`, `\u00e9`, `\q`, "\x01", "\x1f", "é", "\xff", " ", `\`} {
+	for _, special := range []string{`"`, `\n`, `\u00e9`, `\q`, "\x01", "\x1f", "\n", "\r", "é", "\xff", " ", `\`} {
 		for n := 0; n < 40; n++ {
 			sameValid(t, []byte(`["`+strings.Repeat("a", n)+special+`b"]`))
+			sameValid(t, []byte(`{"`+strings.Repeat("a", n)+special+`b":1}`))
 			sameSkip(t, []byte(`"`+strings.Repeat("a", n)+special+`b" `))
 		}
 	}
@@ -41,6 +44,10 @@ func sameValid(t *testing.T, b []byte) {
 	t.Helper()
 	if got, want := Valid(b), json.Valid(b); got != want {
 		t.Errorf("Valid(%.80q) = %v, json.Valid = %v", b, got, want)
+	}
+	line := json.Valid(b) && !bytes.ContainsAny(b, "\r\n")
+	if got := ValidLine(b); got != line {
+		t.Errorf("ValidLine(%.80q) = %v, want %v (json.Valid and no CR or LF)", b, got, line)
 	}
 }
 

@@ -24,12 +24,20 @@ const MaxDepth = 10000
 
 // Valid reports whether b is one JSON value with optional whitespace around
 // it, as json.Valid does.
-func Valid(b []byte) bool {
-	i := SkipSpace(b, 0)
-	if i = Skip(b, i, 0); i < 0 {
+func Valid(b []byte) bool { return valid(b, false) }
+
+// ValidLine reports whether b is one JSON value, as Valid does, with no CR or
+// LF anywhere: a value that can be embedded in one line of NDJSON as it is.
+// It is one pass: raw control bytes are invalid inside strings anyway, so
+// outside them only spaces and tabs are taken for whitespace.
+func ValidLine(b []byte) bool { return valid(b, true) }
+
+func valid(b []byte, line bool) bool {
+	i := skipSpace(b, 0, line)
+	if i = skip(b, i, 0, nil, line); i < 0 {
 		return false
 	}
-	return SkipSpace(b, i) == len(b)
+	return skipSpace(b, i, line) == len(b)
 }
 
 // IsSpace reports whether c is JSON whitespace.
@@ -44,11 +52,38 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
+// skipSpace is SkipSpace, taking only spaces and tabs for whitespace when
+// line is set. Every byte of whitespace is at most ' ', so a caller at a
+// byte above it need not call it (see space).
+func skipSpace(b []byte, i int, line bool) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t':
+		case '\n', '\r':
+			if line {
+				return i
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// space is skipSpace for the common case of no whitespace at b[i], decided
+// without a call.
+func space(b []byte, i int, line bool) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	return skipSpace(b, i, line)
+}
+
 // Skip scans the JSON value that starts at b[i] (no whitespace before it) and
 // returns the index just after it, or -1 if there is no valid value there.
 // depth is the nesting the value is found at, so the value itself may nest
 // MaxDepth-depth levels. What follows the value is not looked at.
-func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil) }
+func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil, false) }
 
 // SkipMemo is Skip with m: an object or array that m holds, met at a depth
 // no deeper than where m's copy was validated, is taken by a memcmp instead
@@ -58,7 +93,7 @@ func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil) }
 // the next. Long recordings repeat large values (a poll answered with the
 // same projection); elsewhere m costs a comparison per container and a copy
 // on ever fewer misses (the 1st, 2nd, 4th, 8th... in a row).
-func SkipMemo(b []byte, i, depth int, m *Memo) int { return skip(b, i, depth, m) }
+func SkipMemo(b []byte, i, depth int, m *Memo) int { return skip(b, i, depth, m, false) }
 
 // Memo is the value SkipMemo remembers. The zero value is empty and ready.
 type Memo struct {
@@ -78,81 +113,124 @@ var minMemo = 4 << 10
 
 const maxMemo = 4 << 20
 
-func skip(b []byte, i, depth int, m *Memo) int {
+// skip is the scan of Skip, SkipMemo and ValidLine (line: CR and LF are not
+// whitespace). It is written for compact JSON, whose tokens are mostly
+// short strings: keys and values share one string scan, inline while the
+// string ends within sixteen bytes (two eight-byte words) and StringEnd's
+// otherwise; an integer's digits are counted eight at a time; whitespace is
+// looked for only at bytes no greater than ' '.
+func skip(b []byte, i, depth int, m *Memo, line bool) int {
 	if depth > MaxDepth {
 		return -1
 	}
 	var objects [MaxDepth/64 + 1]uint64 // bit d set: level d is an object
 	base := depth
+	inObject := false // the innermost open container is an object
+	isKey := false    // the string at b[i] is an object's key
 	// With a memo: where the open containers of the first levels below the
 	// value started, the largest one closed so far, and whether m was used.
 	var starts [memoLevels]int
 	candStart, candEnd, candDepth := 0, 0, 0
 	hit := false
 	for {
-		// A value starts at b[i].
+		// A value, or a key when isKey, starts at b[i].
 		if i >= len(b) {
 			return -1
 		}
-		switch c := b[i]; c {
-		case '{', '[':
-			if m != nil {
-				if n := len(m.raw); n > 0 && depth <= m.depth && len(b)-i >= n && b[i] == m.raw[0] && string(b[i:i+n]) == string(m.raw) {
-					i += n
-					hit = true
-					break
-				}
-				if l := depth - base; l < memoLevels {
-					starts[l] = i
+		c := b[i]
+		if c == '"' {
+			i++
+			end := -1
+			if len(b)-i >= 16 {
+				x := binary.LittleEndian.Uint64(b[i:])
+				if q := quoteMask(x); q != 0 {
+					if escMask(x)&(q&-q-1) == 0 {
+						end = i + bits.TrailingZeros64(q)>>3 + 1
+					}
+				} else if escMask(x) == 0 {
+					x = binary.LittleEndian.Uint64(b[i+8:])
+					if q := quoteMask(x); q != 0 && escMask(x)&(q&-q-1) == 0 {
+						end = i + 8 + bits.TrailingZeros64(q)>>3 + 1
+					}
 				}
 			}
-			if depth >= MaxDepth {
-				return -1
+			if end < 0 {
+				if end, _ = StringEnd(b, i); end < 0 {
+					return -1
+				}
 			}
-			i = SkipSpace(b, i+1)
-			if c == '{' {
-				objects[depth>>6] |= 1 << (depth & 63)
-				depth++
-				if i < len(b) && b[i] == '}' {
-					depth--
+			i = end
+			if isKey {
+				isKey = false
+				if i >= len(b) || b[i] != ':' {
+					if i = skipSpace(b, i, line); i >= len(b) || b[i] != ':' {
+						return -1
+					}
+				}
+				i = space(b, i+1, line)
+				continue
+			}
+		} else if isKey {
+			return -1
+		} else {
+			switch c {
+			case '{', '[':
+				if m != nil {
+					if n := len(m.raw); n > 0 && depth <= m.depth && len(b)-i >= n && b[i] == m.raw[0] && string(b[i:i+n]) == string(m.raw) {
+						i += n
+						hit = true
+						break
+					}
+					if l := depth - base; l < memoLevels {
+						starts[l] = i
+					}
+				}
+				if depth >= MaxDepth {
+					return -1
+				}
+				i = space(b, i+1, line)
+				if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 					i++
 					break
 				}
-				if i = skipKey(b, i); i < 0 {
+				inObject = c == '{'
+				if inObject {
+					objects[depth>>6] |= 1 << (depth & 63)
+				} else {
+					objects[depth>>6] &^= 1 << (depth & 63)
+				}
+				depth++
+				isKey = inObject
+				continue
+			case 't':
+				if !hasLiteral(b, i, "true") {
 					return -1
 				}
-				continue
-			}
-			objects[depth>>6] &^= 1 << (depth & 63)
-			depth++
-			if i < len(b) && b[i] == ']' {
-				depth--
-				i++
-				break
-			}
-			continue
-		case '"':
-			if i, _ = StringEnd(b, i+1); i < 0 {
-				return -1
-			}
-		case 't':
-			if !hasLiteral(b, i, "true") {
-				return -1
-			}
-			i += 4
-		case 'f':
-			if !hasLiteral(b, i, "false") {
-				return -1
-			}
-			i += 5
-		case 'n':
-			if !hasLiteral(b, i, "null") {
-				return -1
-			}
-			i += 4
-		default:
-			if i = NumberEnd(b, i); i < 0 {
-				return -1
+				i += 4
+			case 'f':
+				if !hasLiteral(b, i, "false") {
+					return -1
+				}
+				i += 5
+			case 'n':
+				if !hasLiteral(b, i, "null") {
+					return -1
+				}
+				i += 4
+			default:
+				// An integer of up to eight digits, most numbers, is
+				// counted in one word; NumberEnd takes the rest.
+				if c-'1' < 9 && len(b)-i >= 9 {
+					if d := nonDigits(binary.LittleEndian.Uint64(b[i+1:])); d != 0 {
+						if j := i + 1 + bits.TrailingZeros64(d)>>3; b[j] != '.' && b[j]|0x20 != 'e' {
+							i = j
+							break
+						}
+					}
+				}
+				if i = NumberEnd(b, i); i < 0 {
+					return -1
+				}
 			}
 		}
 		// A value ended just before b[i]: close containers until one goes on.
@@ -163,30 +241,28 @@ func skip(b []byte, i, depth int, m *Memo) int {
 				}
 				return i
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
-				return -1
+			if i >= len(b) || b[i] <= ' ' {
+				if i = skipSpace(b, i, line); i >= len(b) {
+					return -1
+				}
 			}
-			inObject := objects[(depth-1)>>6]&(1<<((depth-1)&63)) != 0
 			c := b[i]
 			i++
 			if c == ',' {
-				i = SkipSpace(b, i)
-				if inObject {
-					if i = skipKey(b, i); i < 0 {
-						return -1
-					}
-				}
+				i = space(b, i, line)
+				isKey = inObject
 				break
 			}
-			if (inObject && c == '}') || (!inObject && c == ']') {
-				depth--
-				if l := depth - base; m != nil && l > 0 && l < memoLevels && i-starts[l] > candEnd-candStart && i-starts[l] <= maxMemo {
-					candStart, candEnd, candDepth = starts[l], i, depth
+			if c != '}' || !inObject {
+				if c != ']' || inObject {
+					return -1
 				}
-				continue
 			}
-			return -1
+			depth--
+			inObject = depth > base && objects[(depth-1)>>6]&(1<<((depth-1)&63)) != 0
+			if l := depth - base; m != nil && l > 0 && l < memoLevels && i-starts[l] > candEnd-candStart && i-starts[l] <= maxMemo {
+				candStart, candEnd, candDepth = starts[l], i, depth
+			}
 		}
 	}
 }
@@ -214,22 +290,6 @@ func hasLiteral(b []byte, i int, lit string) bool {
 	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
 }
 
-// skipKey scans `"key" :` and the whitespace after it, returning the index of
-// the value, or -1.
-func skipKey(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	if i, _ = StringEnd(b, i+1); i < 0 {
-		return -1
-	}
-	i = SkipSpace(b, i)
-	if i >= len(b) || b[i] != ':' {
-		return -1
-	}
-	return SkipSpace(b, i+1)
-}
-
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
@@ -242,6 +302,19 @@ func stopMask(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	s := x ^ (ones * '\\')
 	return ((q - ones) &^ q & highs) | ((s - ones) &^ s & highs) | ((x - ones*0x20) &^ x & highs)
+}
+
+// quoteMask flags the quotes of x as stopMask does (the lowest flag exact).
+func quoteMask(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	return (q - ones) &^ q & highs
+}
+
+// escMask flags the backslashes and control bytes of x as stopMask does: no
+// flag below a byte means none of the bytes below it is one.
+func escMask(x uint64) uint64 {
+	s := x ^ (ones * '\\')
+	return ((s - ones) &^ s & highs) | ((x - ones*0x20) &^ x & highs)
 }
 
 // StringEnd scans the contents of a string whose opening quote is at b[i-1]
@@ -405,6 +478,15 @@ func skipDigits(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// nonDigits flags, in the high bit of each byte of x, the bytes that are not
+// ASCII digits. As in stopMask only the lowest flag is exact (a byte of 0xba
+// or more carries into the next), which is the only one used.
+func nonDigits(x uint64) uint64 {
+	above := x + ones*(0x80-'9'-1)  // high bit set above '9' (or carried)
+	below := (x | highs) - ones*'0' // high bit clear below '0'
+	return (above | ^below | x) & highs
 }
 
 // ASCII reports whether every byte of b is below 0x80.
