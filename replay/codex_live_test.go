@@ -236,7 +236,7 @@ func TestRealCodexAppServer(t *testing.T) {
 // child's completion as a typed notification, typed-notification fails;
 // T3 probes one app-server with initialize, account/read, skills/list and
 // model/list, runs parent and child threads on a second, and closes its
-// stdin when stopped). Each recorded verdict is reproduced, the
+// stdin when stopped; nested: see below). Each recorded verdict is reproduced, the
 // conformance suite passes, and the app-servers' stdio was decoded in the
 // Codex dialect with nothing invalid.
 func TestRecordedCodexVerifyRuns(t *testing.T) {
@@ -246,6 +246,11 @@ func TestRecordedCodexVerifyRuns(t *testing.T) {
 	}{
 		{"../protocol/testdata/codex-verify-idle.zst", assert.StatusPassed},
 		{"../protocol/testdata/codex-t3-idle.zst", assert.StatusFailed},
+		// Nested under T3: T3 sends a turn/start after the driver's SIGTERM
+		// and closes the app-server's stdin; Codex exits with status 0
+		// without answering it, before the done mark. The stop's doing, not
+		// jsonrpc-answered's.
+		{"../protocol/testdata/codex-t3-nested.zst", assert.StatusFailed},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			dialect := map[string]int{}

@@ -32,7 +32,7 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 	live, _ := filepath.Glob(filepath.Join(goldenLive, "*.zst"))
 	paths = append(paths, live...)
 	// The real Codex CLI's app-server under the fixture server and under T3.
-	paths = append(paths, codexVerifyBundle, "../protocol/testdata/codex-t3-idle.zst")
+	paths = append(paths, codexVerifyBundle, "../protocol/testdata/codex-t3-idle.zst", "../protocol/testdata/codex-t3-nested.zst")
 	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
