@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireproof/wireproof/model/anthropic"
 	"github.com/wireproof/wireproof/model/openai"
+	"github.com/wireproof/wireproof/provider/claude"
 )
 
 // The Codex CLI's shell tools (Codex 0.169.0): exec_command runs a
@@ -73,6 +74,26 @@ type codexView struct {
 	// (its session), with nothing after its latest output: the next turn
 	// polls it.
 	poll int
+	// background are the background commands, in order, with what each
+	// printed before it yielded.
+	background []codexBackground
+}
+
+// codexBackground is a background command and its output when it yielded.
+type codexBackground struct{ command, output string }
+
+// backgroundOutput is what the latest background command named command
+// (as T3 names it: cut at 200 characters and "...") printed when it
+// yielded.
+func (v *codexView) backgroundOutput(command string) string {
+	cut, long := strings.CutSuffix(command, "...")
+	for k := len(v.background) - 1; k >= 0; k-- {
+		b := v.background[k]
+		if b.command == command || long && len([]rune(b.command)) > 200 && strings.HasPrefix(b.command, cut) {
+			return b.output
+		}
+	}
+	return ""
 }
 
 // codexContext reports a user message that is Codex's own context, not
@@ -105,6 +126,7 @@ func newCodexView(r *openai.Request) *codexView {
 	}
 	type shell struct {
 		id         string // the exec_command's call_id
+		command    string
 		background bool
 		out        strings.Builder
 	}
@@ -149,7 +171,8 @@ func newCodexView(r *openai.Request) *codexView {
 			case it.Namespace == "" && it.Name == CodexExec:
 				y, _ := args["yield_time_ms"].(float64)
 				in := map[string]any{"command": args["cmd"]}
-				sh := &shell{id: it.CallID, background: y > 0 && y < 1000}
+				cmd, _ := args["cmd"].(string)
+				sh := &shell{id: it.CallID, command: cmd, background: y > 0 && y < 1000}
 				if sh.background {
 					in["run_in_background"] = true
 				}
@@ -184,6 +207,7 @@ func newCodexView(r *openai.Request) *codexView {
 				delete(sessions, session)
 				result(sh.id, sh.out.String(), exit != 0)
 			case session != 0 && sh.background:
+				v.background = append(v.background, codexBackground{sh.command, sh.out.String()})
 				result(sh.id, "Command running in background with ID: "+strconv.Itoa(session), false)
 			case session != 0:
 				sessions[session] = sh
@@ -234,8 +258,45 @@ func RespondCodex(req *openai.Request) (Turn, openai.Item) {
 		}
 		return t, codexItem(t, v)
 	}
+	if t, ok := v.continuation(); ok {
+		return t, codexItem(t, v)
+	}
 	t := Respond(v.req)
 	return t, codexItem(t, v)
+}
+
+// codexContinuationRe is T3's message for a command Codex ran in the
+// background, sent as the thread's next turn when the command ends
+// (codexBackgroundCommandDetail): its exit code, its command (cut at 200
+// characters), and the tail of its output, if it printed any.
+var codexContinuationRe = regexp.MustCompile(`(?s)^Background command completed(?: \(exit (-?\d+)\))?: (.*?)(?:\n\nOutput tail:\n(.*))?$`)
+
+// continuation plays native's wake on Codex: when the instruction is T3's
+// message for a finished background command, the answer is ACK: and the
+// command's output, read from the message's output tail, else from what
+// the background command had printed when it yielded. A command that
+// failed, or that printed nothing the plan can read, is said so.
+func (v *codexView) continuation() (Turn, bool) {
+	c := newConversation(v.req)
+	i, first := c.instruction()
+	if i < 0 {
+		return Turn{}, false
+	}
+	m := codexContinuationRe.FindStringSubmatch(strings.TrimSpace(instructionText(v.req.Messages[i])))
+	if m == nil {
+		return Turn{}, false
+	}
+	exit, command, tail := m[1], m[2], m[3]
+	if exit != "" && exit != "0" {
+		return Turn{Plan: PlanNativeWake, Step: StepFailed, Text: "The background command failed (exit " + exit + "): " + strings.TrimSpace(tail)}, true
+	}
+	if tail == "" {
+		tail = v.backgroundOutput(command)
+	}
+	if strings.TrimSpace(tail) == "" {
+		return Turn{Plan: PlanNativeWake, Step: StepFailed, Text: "The background command's output did not arrive: " + command}, true
+	}
+	return answer(PlanNativeWake, strings.TrimSpace(tail), claude.ParsePrompt(first).Scenario != "child"), true
 }
 
 // StepPoll: a Codex command still runs; poll its session (write_stdin).

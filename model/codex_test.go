@@ -107,6 +107,7 @@ func TestRespondCodexConversations(t *testing.T) {
 	native := "This is a live background-delivery verification. Use your native background Bash tool to run curl --fail --silent http://g/gate with run_in_background=true. Do not delegate a T3 child. Immediately end your turn with exactly PARENT_RELEASED."
 	child := "Run curl --fail --silent http://g/gate with a terminal tool timeout of 600000 milliseconds and return exactly the response as your final answer."
 	wake := "Delegated task t-9 completed. Use task_status with taskId t-9 to read the result."
+	cont := "Background command completed (exit 0): curl --fail --silent http://g/gate"
 	for _, tc := range []struct {
 		name       string
 		tools      []openai.Tool
@@ -126,6 +127,13 @@ func TestRespondCodexConversations(t *testing.T) {
 		{"a wake while polling", tools, []openai.Item{user(active), fcall("c1", "mcp__t3_code", "delegate_task", `{}`), mcpOut("c1", `{"taskId":"t-9"}`), fcall("c2", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate/parent","yield_time_ms":30000}`), out("c2", "Wall time: 30 seconds\nProcess running with session ID 7\nOutput:\n"), user(wake)}, model.StepStatus, `call mcp__t3_code/task_status {"taskId":"t-9"}`},
 		{"native runs in the background", tools, []openai.Item{user(native)}, model.StepBackground, `call /exec_command {"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`},
 		{"native releases a running background command", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\n")}, model.StepRelease, "message PARENT_RELEASED"},
+		// T3's continuation when the background command ends
+		// (codexBackgroundCommandDetail): the answer is read from its
+		// output tail, else from what the command printed when it yielded.
+		{"native's continuation carries the output tail", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\n"), user(cont + "\n\nOutput tail:\nSECRET-9")}, model.StepAnswer, "message ACK:SECRET-9"},
+		{"native's continuation without a tail", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\nSECRET-8"), user(cont)}, model.StepAnswer, "message ACK:SECRET-8"},
+		{"native's continuation with nothing to read", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\n"), user(cont)}, model.StepFailed, "message The background command's output did not arrive: curl --fail --silent http://g/gate"},
+		{"native's command failed", tools, []openai.Item{user(native), user("Background command completed (exit 22): curl --fail --silent http://g/gate\n\nOutput tail:\ncurl: (22) 404")}, model.StepFailed, "message The background command failed (exit 22): curl: (22) 404"},
 		{"no MCP tools", shellOnly, []openai.Item{user(idle)}, model.StepMissingTool, "message I cannot do this: the tool delegate_task is not available to me."},
 		{"Codex's context is not the instruction", tools, []openai.Item{user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"), user(child)}, model.StepFetch, `call /exec_command {"cmd":"curl --fail --silent http://g/gate","yield_time_ms":30000}`},
 		{"nothing to do", tools, []openai.Item{user("hello")}, model.StepReply, "message I found no task to run in this message (5 characters)."},
