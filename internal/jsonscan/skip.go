@@ -148,13 +148,17 @@ func skip(b []byte, i, depth int, m *Memo, line bool) int {
 						end = i + bits.TrailingZeros64(q)>>3 + 1
 					}
 				} else if escMask(x) == 0 {
-					x = binary.LittleEndian.Uint64(b[i+8:])
-					if q := quoteMask(x); q != 0 && escMask(x)&(q&-q-1) == 0 {
-						end = i + 8 + bits.TrailingZeros64(q)>>3 + 1
+					i += 8 // plain content
+					x = binary.LittleEndian.Uint64(b[i:])
+					if q, e := quoteMask(x), escMask(x); q != 0 && e&(q&-q-1) == 0 {
+						end = i + bits.TrailingZeros64(q)>>3 + 1
+					} else if q|e == 0 {
+						i += 8
 					}
 				}
 			}
 			if end < 0 {
+				// b[i] is the first byte not known to be plain content.
 				if end, _ = StringEnd(b, i); end < 0 {
 					return -1
 				}
