@@ -25,15 +25,15 @@ type Encoded struct {
 
 // copyBody is the smallest JSON payload Encode leaves out of the line for
 // the Writer to copy into its batch: below it the second copy costs less
-// than the split.
-const copyBody = 1 << 10
+// than the split (a 1 KiB WebSocket message is copied into the line).
+const copyBody = 4 << 10
 
 var encodedPool = sync.Pool{New: func() any { return new(Encoded) }}
 
 // Encode checks ev and encodes it for Writer.AppendEncoded. ev.Kind must be
 // set and must not be header or trailer; ev.Attrs, if set, must be one JSON
 // value without line breaks. ev must not change until it is appended: the
-// line is what ev was at Encode, and a JSON payload of 1 KiB or more is
+// line is what ev was at Encode, and a JSON payload of 4 KiB or more is
 // copied from ev's Body at the append, into the Writer's batch, rather than
 // twice. One larger than 1 MiB is not copied at all (a 64 MiB message would
 // be held twice): its bytes must not change until the Writer has written
