@@ -26,16 +26,12 @@ var Scenario = New(assert.BackgroundDelivery)
 // NotApplicable are the runs background delivery cannot apply to: a
 // scenario and a provider driver, and why. A run of one (its manifest's
 // scenario and assert.ManifestProvider) is decided at its header as
-// assert.StatusNotApplicable, with the reason.
-var NotApplicable = []assert.NotApplicable{{
-	Scenario: assert.ScenarioNative,
-	Provider: assert.ProviderCodex,
-	// What the Codex CLI 0.169.0 did when tried (docs/providers.md).
-	Reason: "native needs the provider to start a turn by itself when its own background work ends (the Claude CLI's task " +
-		"notification); the Codex CLI starts none: a background exec_command session or a multi_agent sub-agent that ends after " +
-		"the turn waits for the next user turn, so there is no provider wake for the server to deliver. Verify native with " +
-		"--provider claudeAgent, and Codex with idle, active or nested.",
-}}
+// assert.StatusNotApplicable, with the reason. None today: every scenario
+// applies to both drivers. Native applies to Codex too although the Codex
+// CLI starts no turn when its background command ends: the server
+// delivers that command's completion, which is what native judges
+// (docs/providers.md).
+var NotApplicable []assert.NotApplicable
 
 // Spec is a background-delivery scenario as a value: the checks it runs,
 // one list per stage, and the runs it does not apply to.
@@ -56,21 +52,7 @@ func Scenarios() []replay.Scenario { return []replay.Scenario{Scenario} }
 // Options returns opts (nil: the defaults) with Scenarios() as the engine's
 // scenarios when it names none: the options of a replay whose verdict is
 // the one verify records.
-func Options(opts *replay.Options) *replay.Options {
-	o := replay.Options{}
-	if opts != nil {
-		o = *opts
-	}
-	eo := replay.EngineOptions{}
-	if o.Engine != nil {
-		eo = *o.Engine
-	}
-	if eo.Scenarios == nil {
-		eo.Scenarios = Scenarios()
-	}
-	o.Engine = &eo
-	return &o
-}
+func Options(opts *replay.Options) *replay.Options { return Registered().Options(opts) }
 
 // EngineOptions is Options for an engine of its own (replay.NewEngine,
 // replay.NewLive).
@@ -84,11 +66,48 @@ func New(checks assert.BackgroundDeliverySuite) replay.Scenario {
 	return Spec{Checks: checks, NotApplicable: NotApplicable}.Scenario()
 }
 
+// Registered is the spec of Scenario: the reference verifier's checks, not
+// applying where NotApplicable says.
+func Registered() Spec {
+	return Spec{Checks: assert.BackgroundDelivery, NotApplicable: NotApplicable}
+}
+
+// SpecOr is *s, or Registered() when s is nil: what an options struct's
+// spec field (nil: the registered scenario) means.
+func SpecOr(s *Spec) Spec {
+	if s == nil {
+		return Registered()
+	}
+	return *s
+}
+
 // Observed is Scenario, handing every projection it observes to hook, in
 // seq order, before the checks run on it (see Observation): the triage
 // tools' story of a run, from the same pass and decode as the verdict.
 func Observed(hook func(Observation)) replay.Scenario {
-	return scenario(Spec{Checks: assert.BackgroundDelivery, NotApplicable: NotApplicable}, hook)
+	return Registered().Observed(hook)
+}
+
+// Observed is the spec's scenario, handing every projection it observes to
+// hook (see the package's Observed).
+func (s Spec) Observed(hook func(Observation)) replay.Scenario { return scenario(s, hook) }
+
+// Options returns opts (nil: the defaults) with the spec's scenario as the
+// engine's scenarios when it names none.
+func (s Spec) Options(opts *replay.Options) *replay.Options {
+	o := replay.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	eo := replay.EngineOptions{}
+	if o.Engine != nil {
+		eo = *o.Engine
+	}
+	if eo.Scenarios == nil {
+		eo.Scenarios = []replay.Scenario{s.Scenario()}
+	}
+	o.Engine = &eo
+	return &o
 }
 
 func scenario(spec Spec, hook func(Observation)) replay.Scenario {

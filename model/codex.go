@@ -82,16 +82,19 @@ type codexView struct {
 // codexBackground is a background command and its output when it yielded.
 type codexBackground struct{ command, output string }
 
-// backgroundOutput is what the latest background command named command
-// (as T3 names it: cut at 200 characters and "...") printed when it
-// yielded.
+// backgroundOutput is what a background command printed when it yielded:
+// the latest whose command line the message's command holds (Codex names
+// it wrapped, `/bin/bash -lc '<cmd>'`), else, when T3 cut the command at
+// 200 characters, the latest background command.
 func (v *codexView) backgroundOutput(command string) string {
-	cut, long := strings.CutSuffix(command, "...")
+	_, cut := strings.CutSuffix(command, "...")
 	for k := len(v.background) - 1; k >= 0; k-- {
-		b := v.background[k]
-		if b.command == command || long && len([]rune(b.command)) > 200 && strings.HasPrefix(b.command, cut) {
+		if b := v.background[k]; b.command != "" && strings.Contains(command, b.command) {
 			return b.output
 		}
+	}
+	if cut && len(v.background) > 0 {
+		return v.background[len(v.background)-1].output
 	}
 	return ""
 }

@@ -51,6 +51,10 @@ func TestRespondCodexRealRequests(t *testing.T) {
 		{"codex-native-1-background", model.PlanNative, model.StepBackground, "", model.CodexExec, `{"cmd":"curl --fail --silent http://127.0.0.1:PORT/gate/slow","yield_time_ms":250}`, ""},
 		{"codex-native-2-release", model.PlanNative, model.StepRelease, "", "", "", "PARENT_RELEASED"},
 		{"codex-wake-2-answer", model.PlanWake, model.StepAnswer, "", "", "", "ACK:SECRET-123"},
+		// The server's continuation after native's background command ended
+		// (T3's codexBackgroundCommandDetail), as the fixture server sent it
+		// to codex app-server 0.169.0 under verify --provider codex.
+		{"codex-native-3-ack", model.PlanNativeWake, model.StepAnswer, "", "", "", "ACK:SECRET-123"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, req := readCodex(t, tc.name)
@@ -131,7 +135,7 @@ func TestRespondCodexConversations(t *testing.T) {
 		// (codexBackgroundCommandDetail): the answer is read from its
 		// output tail, else from what the command printed when it yielded.
 		{"native's continuation carries the output tail", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\n"), user(cont + "\n\nOutput tail:\nSECRET-9")}, model.StepAnswer, "message ACK:SECRET-9"},
-		{"native's continuation without a tail", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\nSECRET-8"), user(cont)}, model.StepAnswer, "message ACK:SECRET-8"},
+		{"native's continuation without a tail", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\nSECRET-8"), user("Background command completed (exit 0): /bin/bash -lc 'curl --fail --silent http://g/gate'")}, model.StepAnswer, "message ACK:SECRET-8"},
 		{"native's continuation with nothing to read", tools, []openai.Item{user(native), fcall("c1", "", "exec_command", `{"cmd":"curl --fail --silent http://g/gate","yield_time_ms":250}`), out("c1", "Wall time: 0.25 seconds\nProcess running with session ID 8\nOutput:\n"), user(cont)}, model.StepFailed, "message The background command's output did not arrive: curl --fail --silent http://g/gate"},
 		{"native's command failed", tools, []openai.Item{user(native), user("Background command completed (exit 22): curl --fail --silent http://g/gate\n\nOutput tail:\ncurl: (22) 404")}, model.StepFailed, "message The background command failed (exit 22): curl: (22) 404"},
 		{"no MCP tools", shellOnly, []openai.Item{user(idle)}, model.StepMissingTool, "message I cannot do this: the tool delegate_task is not available to me."},

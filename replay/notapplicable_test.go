@@ -10,20 +10,22 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
-	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
 )
 
 // TestReplayNotApplicable: a bundle as verify writes a run whose scenario
-// does not apply (native on the Codex CLI): its header, the driver's done
-// mark and the live engine's verdict, nothing driven in between. Replayed
-// from the file, its verdict is not-applicable, with the provider and the
-// reason, and it is the recorded one byte for byte.
+// does not apply (synth.Inapplicable's native on a synthetic provider,
+// given in EngineOptions.Scenarios: wireproof's own registers none): its
+// header, the driver's done mark and the live engine's verdict, nothing
+// driven in between. Replayed from the file with the same scenario, its
+// verdict is not-applicable, with the provider and the reason, and it is
+// the recorded one byte for byte.
 func TestReplayNotApplicable(t *testing.T) {
+	opts := synth.InapplicableOptions()
 	h := synth.Header(assert.ScenarioNative)
-	h.Manifest.Options = map[string]string{assert.OptionProviderDriver: string(assert.ProviderCodex)}
-	live := replay.NewLive(delivery.EngineOptions(nil))
+	h.Manifest.Options = map[string]string{assert.OptionProviderDriver: string(synth.InapplicableProvider)}
+	live := replay.NewLive(opts)
 	if err := live.Header(h); err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +48,13 @@ func TestReplayNotApplicable(t *testing.T) {
 	if err := synth.WriteBundle(path, events); err != nil {
 		t.Fatal(err)
 	}
-	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
+	res, err := replay.ReplayFile(context.Background(), path, &replay.Options{Engine: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := assert.Verdict{
 		Status: assert.StatusNotApplicable, Scenario: assert.ScenarioNative,
-		Provider: assert.ProviderCodex, Reason: delivery.NotApplicable[0].Reason,
+		Provider: synth.InapplicableProvider, Reason: synth.InapplicableReason,
 		Suites: []assert.SuiteResult{{Suite: assert.SuiteBackgroundDelivery, Status: assert.StatusNotApplicable}, {Suite: assert.SuiteConformance, Status: assert.StatusPassed}},
 	}
 	if diff := cmp.Diff(want, res.Verdict); diff != "" {

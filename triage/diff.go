@@ -19,6 +19,9 @@ type DiffOptions struct {
 	// Context is the number of story steps shown before the divergence on
 	// each side; 0 means DefaultDiffContext.
 	Context int
+	// Delivery is the background-delivery scenario both runs are judged
+	// by; nil: delivery.Registered(), what verify records with.
+	Delivery *delivery.Spec
 }
 
 // DefaultDiffContext is the number of steps of context before a divergence.
@@ -134,11 +137,15 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 	if opts != nil && opts.Context > 0 {
 		res.Context = opts.Context
 	}
-	tra, err := readSide(ctx, a, &res.A)
+	var spec *delivery.Spec
+	if opts != nil {
+		spec = opts.Delivery
+	}
+	tra, err := readSide(ctx, a, &res.A, spec)
 	if err != nil {
 		return nil, err
 	}
-	trb, err := readSide(ctx, b, &res.B)
+	trb, err := readSide(ctx, b, &res.B, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +172,7 @@ func Diff(ctx context.Context, a, b string, opts *DiffOptions) (*DiffResult, err
 // traffic and find the run's secret (per event), count the RPC requests (per
 // protocol event) and tell the story (per observation) while the engine
 // computes the verdict.
-func readSide(ctx context.Context, path string, side *DiffSide) (*traffic, error) {
+func readSide(ctx context.Context, path string, side *DiffSide, spec *delivery.Spec) (*traffic, error) {
 	tr := newTraffic()
 	sb := &storyBuilder{}
 	opts := &replay.EngineOptions{
@@ -174,7 +181,7 @@ func readSide(ctx context.Context, path string, side *DiffSide) (*traffic, error
 			sb.secret = tr.secret
 		},
 		OnEvent:   tr.protocolEvent,
-		Scenarios: []replay.Scenario{delivery.Observed(sb.observe)},
+		Scenarios: []replay.Scenario{delivery.SpecOr(spec).Observed(sb.observe)},
 	}
 	r, err := replay.ReplayFile(ctx, path, &replay.Options{Engine: opts})
 	if err != nil {

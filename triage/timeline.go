@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -21,6 +22,9 @@ type Options struct {
 	MaxBody int
 	// MaxSummary caps the one-line summary of each timeline entry; 0 means 160.
 	MaxSummary int
+	// Delivery is the background-delivery scenario the timeline's verdict
+	// is judged by; nil: delivery.Registered(), what verify records with.
+	Delivery *delivery.Spec
 }
 
 // Timeline is a bundle decoded for reading. Everything in it is ordered by seq.

@@ -44,11 +44,15 @@ func Load(ctx context.Context, path string, opts *Options) (*Timeline, error) {
 func Read(ctx context.Context, r *bundle.Reader, opts *Options) (*Timeline, error) {
 	b := newBuilder(opts)
 	b.tl.Header = r.Header()
-	res, err := replay.Replay(ctx, r, delivery.Options(&replay.Options{Engine: &replay.EngineOptions{
+	var spec *delivery.Spec
+	if opts != nil {
+		spec = opts.Delivery
+	}
+	res, err := replay.Replay(ctx, r, &replay.Options{Engine: &replay.EngineOptions{
 		OnBundleEvent: b.add,
 		Tap:           &replay.Tap{RPC: b.onRPC, Protocol: b.protocolEvent},
-		Scenarios:     []replay.Scenario{delivery.Observed(b.firstBad.Observe)},
-	}}))
+		Scenarios:     []replay.Scenario{delivery.SpecOr(spec).Observed(b.firstBad.Observe)},
+	}})
 	if err != nil {
 		return nil, err
 	}

@@ -46,9 +46,9 @@ func responsesCalls(events []bundle.Event) int {
 // TestProviderCodexScenarios runs every scenario with the real Codex CLI
 // (--provider-cli alone: the provider is the CLI's, codex) against the
 // embedded fixture server's Codex provider and the scripted Responses API.
-// idle, active and nested pass live and replay to the same verdict
-// (runOnce); native does not apply to Codex, which the verdict says from the
-// manifest's providerDriver. A bundle holds all sides: the client's
+// All four pass live and replay to the same verdict (runOnce); native is
+// judged on the server's delivery of the background command Codex ran (the
+// Codex CLI starts no turn of its own). A bundle holds all sides: the client's
 // traffic, each `codex app-server`'s argv, stdio and exit, its MCP calls
 // through the recording proxy (the URL thread/start gave it rewritten, its
 // bearer token redacted) and its model calls; the run's key is in no file
@@ -68,12 +68,6 @@ func TestProviderCodexScenarios(t *testing.T) {
 			}
 			if key == "" {
 				t.Fatal("the run reported no Codex key")
-			}
-			if sc == assert.ScenarioNative {
-				if res.Verdict.Status != assert.StatusNotApplicable || res.Status != assert.StatusNotApplicable {
-					t.Fatalf("native on Codex: verdict %s (result %s), want %s", res.Verdict.Status, res.Status, assert.StatusNotApplicable)
-				}
-				return
 			}
 			if f := res.Verdict.Failure; f != nil || res.Verdict.Status != assert.StatusPassed {
 				t.Fatalf("%s %s: %+v", sc, res.Verdict.Status, f)
@@ -105,7 +99,10 @@ func TestProviderCodexScenarios(t *testing.T) {
 			if !strings.Contains(starts[0], `"mcp_servers"`) {
 				t.Errorf("the first thread/start names no MCP server: %s", starts[0])
 			}
-			if s.mcp == 0 || len(s.mcpCalls) == 0 || s.mcpCalls[0] != "delegate_task" {
+			switch {
+			case sc == assert.ScenarioNative && len(s.mcpCalls) != 0:
+				t.Errorf("native called the MCP tools %q: want the background command alone", s.mcpCalls)
+			case sc != assert.ScenarioNative && (s.mcp == 0 || len(s.mcpCalls) == 0 || s.mcpCalls[0] != "delegate_task"):
 				t.Errorf("%d MCP requests through the recording proxy, tool calls %q: want delegate_task first", s.mcp, s.mcpCalls)
 			}
 			if n := responsesCalls(events); n < 2 {
@@ -204,13 +201,12 @@ func TestProviderCodexEnvironment(t *testing.T) {
 // read back from a kept workspace: the codex shim running `wireproof
 // provider wrap CLI`, and the providers.codex settings naming it and the
 // private CODEX_HOME (its config.toml is written once the model is up:
-// TestProviderCodexScenarios reads it). Native on Codex does not apply, so
-// the run starts no server.
+// TestProviderCodexScenarios reads it), from a native run, which passes.
 func TestProviderCodexSettings(t *testing.T) {
 	cli := testkit.CodexCLI(t, "..")
 	res := runOnce(t, verify.Options{Scenario: assert.ScenarioNative, ProviderCLI: cli, Timeout: cliTimeout, KeepWorkspace: true})
-	if res.Verdict.Status != assert.StatusNotApplicable {
-		t.Fatalf("native on Codex: %s, want %s", res.Verdict.Status, assert.StatusNotApplicable)
+	if res.Verdict.Status != assert.StatusPassed {
+		t.Fatalf("native on Codex: %s %+v, want %s", res.Verdict.Status, res.Verdict.Failure, assert.StatusPassed)
 	}
 	var settings struct {
 		Providers struct {

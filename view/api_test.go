@@ -556,7 +556,7 @@ func TestOpenAgreesWithReplay(t *testing.T) {
 	}
 	for _, src := range srcs {
 		want, werr := replay.ReplayFile(context.Background(), src.Path, delivery.Options(nil))
-		an, ix, err := read(context.Background(), src.Path)
+		an, ix, err := read(context.Background(), src.Path, delivery.Registered())
 		if (err != nil) != (werr != nil) {
 			t.Errorf("%s: read error %v, replay error %v", src.Name, err, werr)
 			continue

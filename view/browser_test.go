@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireproof/wireproof/assert"
-	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -407,16 +406,23 @@ func TestBrowserEverySuite(t *testing.T) {
 }
 
 // TestBrowserNotApplicable: a run whose scenario does not apply to its
-// provider (native on the Codex CLI, as verify records it: nothing driven)
-// shows not-applicable in the banner, never a pass, and a verdict box that
-// names the provider and gives the reason; the corpus filter finds it by
-// that status.
+// provider (synth.Inapplicable's native on a synthetic provider, given to
+// the viewer as Options.Delivery: wireproof's own scenario registers no
+// such pair; as verify records it: nothing driven) shows not-applicable in
+// the banner, never a pass, and a verdict box that names the provider and
+// gives the reason; the corpus filter finds it by that status.
 func TestBrowserNotApplicable(t *testing.T) {
 	dir := t.TempDir()
-	if err := synth.WriteRecorded(filepath.Join(dir, "native-1.zst"), synth.NotDriven(synth.Options{Scenario: assert.ScenarioNative, Provider: assert.ProviderCodex})); err != nil {
+	if err := synth.WriteInapplicable(filepath.Join(dir, "native-1.zst")); err != nil {
 		t.Fatal(err)
 	}
-	br := openDir(t, dir, "/b/native-1")
+	srcs, err := Resolve([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := synth.Inapplicable()
+	br := newBrowser(t, New(context.Background(), srcs, &Options{Delivery: &spec}))
+	br.run(chromedp.Navigate(br.base + "/b/native-1"))
 	br.waitJS("the verdict box", `!!document.querySelector("#verdict.na")`)
 	got := eval[[]string](br, `[...document.querySelectorAll(".summary > .badge, #suites .suite")].map(b => b.textContent)`)
 	want := []string{"not-applicable", "background-delivery not-applicable", "protocol-conformance passed", "reproduced"}
@@ -424,7 +430,7 @@ func TestBrowserNotApplicable(t *testing.T) {
 		t.Errorf("the banner's badges %q, want %q", got, want)
 	}
 	reason := eval[string](br, `document.getElementById("verdict-reason").textContent`)
-	if want := "to codex: " + delivery.NotApplicable[0].Reason; reason != want {
+	if want := "to " + string(synth.InapplicableProvider) + ": " + synth.InapplicableReason; reason != want {
 		t.Errorf("the verdict box's reason %q, want %q", reason, want)
 	}
 	if box := eval[string](br, `document.getElementById("verdict").textContent`); !strings.Contains(box, "not applicable") || !strings.Contains(box, "nothing: this run neither passed nor failed") {

@@ -53,9 +53,9 @@ type Rate struct {
 // summarize replays one bundle for its corpus row: the verdict through
 // replay.ReplayFile, as `wireproof replay` does, and the duration from a
 // second pass that decodes no payload.
-func summarize(ctx context.Context, src Source, id string) Row {
+func summarize(ctx context.Context, src Source, id string, spec delivery.Spec) Row {
 	row := Row{ID: id, Name: src.Name, Path: src.Path, Iteration: src.Iteration, SuiteStatus: src.Status}
-	res, err := replay.ReplayFile(ctx, src.Path, delivery.Options(nil))
+	res, err := replay.ReplayFile(ctx, src.Path, spec.Options(nil))
 	if err != nil {
 		row.Status, row.Error = assert.StatusUnreadable, err.Error()
 		if de := (*bundle.DamagedError)(nil); errors.As(err, &de) {
@@ -99,7 +99,7 @@ func lastTime(ctx context.Context, path string) (int64, error) {
 }
 
 // summarizeAll builds every row, GOMAXPROCS at a time, in input order.
-func summarizeAll(ctx context.Context, srcs []Source, ids []string) []Row {
+func summarizeAll(ctx context.Context, srcs []Source, ids []string, spec delivery.Spec) []Row {
 	rows := make([]Row, len(srcs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -109,7 +109,7 @@ func summarizeAll(ctx context.Context, srcs []Source, ids []string) []Row {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rows[i] = summarize(ctx, srcs[i], ids[i])
+			rows[i] = summarize(ctx, srcs[i], ids[i], spec)
 		}()
 	}
 	wg.Wait()

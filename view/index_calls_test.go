@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/triage"
 )
 
@@ -36,7 +37,7 @@ func TestIndexCallsAreTheSessions(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			_, ix, err := read(ctx, p)
+			_, ix, err := read(ctx, p, delivery.Registered())
 			if err != nil {
 				t.Fatal(err)
 			}

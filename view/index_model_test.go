@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/delivery"
 )
 
 // TestIndexModelCalls: a Claude CLI's model calls are calls of the index,
 // a failed one saying why.
 func TestIndexModelCalls(t *testing.T) {
-	_, ix, err := read(context.Background(), "../fixtures/golden/idle-model-cut-stream.zst")
+	_, ix, err := read(context.Background(), "../fixtures/golden/idle-model-cut-stream.zst", delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestIndexModelCalls(t *testing.T) {
 // answer assembled from its stream.
 func TestReadModelCall(t *testing.T) {
 	const path = "../fixtures/golden/idle-model-cut-stream.zst"
-	_, ix, err := read(context.Background(), path)
+	_, ix, err := read(context.Background(), path, delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestReadModelCall(t *testing.T) {
 // assembled response.
 func TestIndexCodexModelCalls(t *testing.T) {
 	const path = "../model/testdata/bundles/codex-idle-responses.zst"
-	_, ix, err := read(context.Background(), path)
+	_, ix, err := read(context.Background(), path, delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestIndexCodexModelCalls(t *testing.T) {
 // opened it and the result that ended it.
 func TestReadMessageCall(t *testing.T) {
 	path := filepath.Join(goldenLive, "idle.zst")
-	_, ix, err := read(context.Background(), path)
+	_, ix, err := read(context.Background(), path, delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ const codexVerifyBundle = "../protocol/testdata/codex-verify-idle.zst"
 // its payload and the one that completed it as its exit; its JSON-RPC
 // calls (turn/start) have their request and answer.
 func TestReadCodexCall(t *testing.T) {
-	_, ix, err := read(context.Background(), codexVerifyBundle)
+	_, ix, err := read(context.Background(), codexVerifyBundle, delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestReadCodexCall(t *testing.T) {
 // shows that notification from its start, joined from its pieces.
 func TestReadCutLineCall(t *testing.T) {
 	const path = "../protocol/testdata/codex-long-line.zst"
-	_, ix, err := read(context.Background(), path)
+	_, ix, err := read(context.Background(), path, delivery.Registered())
 	if err != nil {
 		t.Fatal(err)
 	}

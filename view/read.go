@@ -15,7 +15,7 @@ import (
 // Tap, the RPC calls its Correlator rebuilds, so the index's calls come from
 // the same decode as the verdict. Payloads are
 // decoded only for the kinds the index summarizes or replay reads.
-func read(ctx context.Context, path string) (*Analysis, *Index, error) {
+func read(ctx context.Context, path string, spec delivery.Spec) (*Analysis, *Index, error) {
 	r, err := bundle.Open(path, &bundle.ReaderOptions{SkipBody: func(k bundle.Kind) bool {
 		return !bodyKinds(k) && k != bundle.KindVerdict
 	}})
@@ -28,7 +28,7 @@ func read(ctx context.Context, path string) (*Analysis, *Index, error) {
 	fb := triage.NewFirstBadTracker()
 	observe := func(o delivery.Observation) { a.observe(o); fb.Observe(o) }
 	sess, err := replay.NewSession(r.Header(), len(r.Line()), &replay.Options{Engine: &replay.EngineOptions{
-		Scenarios: []replay.Scenario{delivery.Observed(observe)},
+		Scenarios: []replay.Scenario{spec.Observed(observe)},
 		Tap:       &replay.Tap{RPC: x.onRPC, Protocol: x.onProtocol},
 	}})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+
+	"github.com/wireproof/wireproof/delivery"
 )
 
 //go:embed assets
@@ -22,6 +24,9 @@ type Options struct {
 	// Cache is the number of opened bundles kept indexed; 0 means DefaultCache.
 	// Opening another one drops the least recently used.
 	Cache int
+	// Delivery is the background-delivery scenario the bundles are judged
+	// by; nil: delivery.Registered(), what verify records with.
+	Delivery *delivery.Spec
 }
 
 // Server serves the viewer's pages and its JSON API for a set of bundles. It
@@ -33,6 +38,8 @@ type Server struct {
 	ids  []string
 	byID map[string]int
 	mux  *http.ServeMux
+
+	delivery *delivery.Spec // Options.Delivery
 
 	rowsOnce sync.Once
 	rows     []Row
@@ -67,6 +74,9 @@ func New(ctx context.Context, srcs []Source, opts *Options) *Server {
 	s := &Server{ctx: ctx, srcs: srcs, byID: map[string]int{}, cache: DefaultCache, lru: list.New(), open: map[string]*list.Element{}}
 	if opts != nil && opts.Cache > 0 {
 		s.cache = opts.Cache
+	}
+	if opts != nil {
+		s.delivery = opts.Delivery
 	}
 	for i, src := range srcs {
 		id := idUnsafe.ReplaceAllString(src.Name, "~")
@@ -123,7 +133,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // corpusRows replays every bundle once, the first time the corpus is asked for.
 func (s *Server) corpusRows() []Row {
-	s.rowsOnce.Do(func() { s.rows = summarizeAll(s.ctx, s.srcs, s.ids) })
+	s.rowsOnce.Do(func() { s.rows = summarizeAll(s.ctx, s.srcs, s.ids, delivery.SpecOr(s.delivery)) })
 	return s.rows
 }
 
@@ -149,7 +159,7 @@ func (s *Server) bundle(id string) (*opened, error) {
 	}
 	o := el.Value.(*opened)
 	s.mu.Unlock()
-	o.once.Do(func() { o.load(s.ctx) })
+	o.once.Do(func() { o.load(s.ctx, delivery.SpecOr(s.delivery)) })
 	if o.err != nil {
 		s.mu.Lock()
 		if el, ok := s.open[id]; ok && el.Value == o {
@@ -162,8 +172,8 @@ func (s *Server) bundle(id string) (*opened, error) {
 	return o, nil
 }
 
-func (o *opened) load(ctx context.Context) {
-	o.an, o.ix, o.err = read(ctx, o.src.Path)
+func (o *opened) load(ctx context.Context, spec delivery.Spec) {
+	o.an, o.ix, o.err = read(ctx, o.src.Path, spec)
 	if o.err != nil {
 		return
 	}

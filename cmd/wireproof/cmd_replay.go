@@ -35,6 +35,9 @@ type replayOptions struct {
 
 	stdout, stderr io.Writer
 	progress       bool // show a progress bar (stderr is a terminal)
+	// delivery is the background-delivery scenario the bundles are judged
+	// by; nil: delivery.Registered(), what verify records with.
+	delivery *delivery.Spec
 }
 
 // newReplayCommand builds `wireproof replay`.
@@ -253,16 +256,16 @@ func forEachRef(ctx context.Context, n, jobs int, do func(i int)) {
 
 // replayRef replays one bundle: a file by its path, an object as a stream,
 // never downloaded whole first.
-func replayRef(ctx context.Context, ref bundleRef) (*replay.Result, error) {
+func replayRef(ctx context.Context, ref bundleRef, spec delivery.Spec) (*replay.Result, error) {
 	if !ref.entry.Remote() {
-		return replay.ReplayFile(ctx, ref.Path, delivery.Options(nil))
+		return replay.ReplayFile(ctx, ref.Path, spec.Options(nil))
 	}
 	rc, err := ref.loc.Open(ctx, ref.entry)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return replay.ReplayStream(ctx, ref.Path, rc, delivery.Options(nil))
+	return replay.ReplayStream(ctx, ref.Path, rc, spec.Options(nil))
 }
 
 // replayAll replays refs on opts.Jobs workers and returns outcomes in input order.
@@ -276,7 +279,7 @@ func replayAll(ctx context.Context, refs []bundleRef, opts replayOptions) []repl
 	var mu sync.Mutex
 	forEachRef(ctx, len(refs), opts.Jobs, func(i int) {
 		start := time.Now()
-		res, err := replayRef(ctx, refs[i])
+		res, err := replayRef(ctx, refs[i], delivery.SpecOr(opts.delivery))
 		out[i] = replayOutcome{ref: refs[i], res: res, err: err, dur: time.Since(start)}
 		if bar != nil {
 			mu.Lock()

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,23 +14,35 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
 	"github.com/wireproof/wireproof/internal/testkit"
+	"github.com/wireproof/wireproof/replay"
 	"github.com/wireproof/wireproof/replay/synth"
+	"github.com/wireproof/wireproof/triage"
 )
 
 // writeNotApplicable writes, at dir/native-1.zst, the bundle verify
-// records of native on the Codex CLI: the header, the done mark and the
-// verdict, nothing driven.
+// records of a run that does not apply under synth.Inapplicable (native on
+// a synthetic provider; wireproof's own scenario registers no such pair):
+// the header, the done mark and the verdict, nothing driven.
 func writeNotApplicable(t *testing.T, dir string) string {
 	t.Helper()
-	events, err := synth.Recorded(synth.NotDriven(synth.Options{Scenario: assert.ScenarioNative, Provider: assert.ProviderCodex}))
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "native-1.zst")
-	if err := synth.WriteBundle(path, events); err != nil {
+	if err := synth.WriteInapplicable(path); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// replayWith runs the replay verb in-process with its options, the bundles
+// judged by spec: its exit code and stdout.
+func replayWith(t *testing.T, opts replayOptions, spec delivery.Spec, args ...string) (int, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts.stdout, opts.stderr, opts.delivery = &stdout, &stderr, &spec
+	if opts.Jobs == 0 {
+		opts.Jobs = 1
+	}
+	code := exitCode(runReplay(context.Background(), opts, args), false)
+	return code, stdout.String()
 }
 
 // TestNotApplicableShown: a run whose scenario does not apply to its
@@ -37,24 +50,28 @@ func writeNotApplicable(t *testing.T, dir string) string {
 // verdict, never as a pass: replay's console (N/A, its own count in the
 // summary, exit 0: it reproduced and nothing failed), --json, --junit (a
 // skipped case with the reason), report, diff and index --stats (not a
-// run of its scenario).
+// run of its scenario). The verbs that judge the bundle are given the
+// synthetic scenario through their options (replay's, triage's); index
+// reads the recorded verdict, through the CLI.
 func TestNotApplicableShown(t *testing.T) {
 	dir := t.TempDir()
 	na := writeNotApplicable(t, dir)
-	reason := delivery.NotApplicable[0].Reason
+	spec := synth.Inapplicable()
+	reason := synth.InapplicableReason
+	to := "not applicable to " + string(synth.InapplicableProvider) + ": "
 
-	code, out, stderr := runCLI(t, "replay", na)
+	code, out := replayWith(t, replayOptions{}, spec, na)
 	if code != exitOK {
-		t.Fatalf("replay exit %d, want 0\n%s%s", code, out, stderr)
+		t.Fatalf("replay exit %d, want 0\n%s", code, out)
 	}
-	for _, want := range []string{"N/A  native  " + na, "not applicable to codex: " + reason, "reproduced",
+	for _, want := range []string{"N/A  native  " + na, to + reason, "reproduced",
 		"1 bundle(s): 0 passed, 0 failed, 0 diverged, 0 unreadable, 1 not applicable"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("replay's console lacks %q:\n%s", want, out)
 		}
 	}
 
-	_, out, _ = runCLI(t, "replay", "--json", na)
+	_, out = replayWith(t, replayOptions{JSON: true}, spec, na)
 	var line replayJSON
 	if err := json.Unmarshal([]byte(out), &line); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -69,36 +86,44 @@ func TestNotApplicableShown(t *testing.T) {
 		t.Fatalf("replay --json gave no verdict: %s", out)
 	}
 	got := shown{line.Status, string(line.Outcome), line.Verdict.Provider, line.Verdict.Reason}
-	if diff := cmp.Diff(shown{assert.StatusNotApplicable, "reproduced", assert.ProviderCodex, reason}, got); diff != "" {
+	if diff := cmp.Diff(shown{assert.StatusNotApplicable, "reproduced", synth.InapplicableProvider, reason}, got); diff != "" {
 		t.Errorf("replay --json (-want +got):\n%s", diff)
 	}
 
 	junit := filepath.Join(dir, "junit.xml")
-	if code, out, stderr := runCLI(t, "replay", "--junit", junit, na); code != exitOK {
-		t.Fatalf("replay --junit exit %d\n%s%s", code, out, stderr)
+	if code, out := replayWith(t, replayOptions{JUnit: junit}, spec, na); code != exitOK {
+		t.Fatalf("replay --junit exit %d\n%s", code, out)
 	}
 	s, _ := readJUnit(t, junit)
-	if s.Skipped != 1 || s.Failures != 0 || len(s.Cases) != 1 || s.Cases[0].Skipped == nil || s.Cases[0].Skipped.Message != "not applicable to codex: "+reason {
+	if s.Skipped != 1 || s.Failures != 0 || len(s.Cases) != 1 || s.Cases[0].Skipped == nil || s.Cases[0].Skipped.Message != to+reason {
 		t.Errorf("JUnit: skipped %d failures %d, cases %+v; want one skipped case with the reason", s.Skipped, s.Failures, s.Cases)
 	}
 
-	html := filepath.Join(dir, "na.html")
-	if code, out, stderr := runCLI(t, "report", "-o", html, na); code != exitOK {
-		t.Fatalf("report exit %d\n%s%s", code, out, stderr)
-	}
-	b, err := os.ReadFile(html)
+	// report: the timeline as the verb loads it, judged by spec.
+	tl, err := triage.Load(context.Background(), na, &triage.Options{Delivery: &spec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<strong class="not-applicable">not-applicable</strong>`, `id="not-applicable"`, "not applicable to codex: "} {
-		if !strings.Contains(string(b), want) {
+	var html bytes.Buffer
+	if err := triage.WriteReport(&html, tl, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<strong class="not-applicable">not-applicable</strong>`, `id="not-applicable"`, to} {
+		if !strings.Contains(html.String(), want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
 
-	code, out, _ = runCLI(t, "diff", na, golden+"/native.zst")
-	if code != exitCheckFailed || !strings.Contains(out, "not-applicable scenario native  not applicable to codex") {
-		t.Errorf("diff exit %d, want 1 and A's verdict not applicable to codex:\n%s", code, out)
+	res, err := triage.Diff(context.Background(), na, golden+"/native.zst", &triage.DiffOptions{Delivery: &spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diffOut bytes.Buffer
+	if err := res.WriteText(&diffOut); err != nil {
+		t.Fatal(err)
+	}
+	if res.Same || !strings.Contains(diffOut.String(), "not-applicable scenario native  not applicable to "+string(synth.InapplicableProvider)) {
+		t.Errorf("diff same %v, want A's verdict not applicable:\n%s", res.Same, diffOut.String())
 	}
 
 	code, out, _ = runCLI(t, "index", "--stats", na, golden+"/native.zst")
@@ -124,26 +149,22 @@ func TestNotApplicableExit(t *testing.T) {
 }
 
 // TestVerifyNativeOnCodex: verify --scenario native with the real Codex
-// CLI records the run's header, its done mark and the verdict, and drives
-// nothing (no server process, no provider; the working tree's artifacts
-// are recorded as for every run): the verdict is not-applicable
-// with the reason, the console says so and that nothing was verified, and
-// the run exits 8. replay reproduces the verdict from the file.
+// CLI is judged like any run: the background command Codex ran is
+// delivered by the fixture server as a typed notification in a
+// continuation run, the scripted model answers ACK:<secret> from T3's
+// message for it, and the run passes (exit 0; the built binary, whose
+// fixture verb is the server); replay reproduces the verdict from the file
+// byte for byte.
 func TestVerifyNativeOnCodex(t *testing.T) {
 	cli := testkit.CodexCLI(t, "../..")
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runCLI(t, "verify", "--provider", "codex", "--provider-cli", cli, "--scenario", "native", "--out", out)
-	if code != exitNotApplicable {
-		t.Fatalf("verify exit %d, want %d\nstdout: %s\nstderr: %s", code, exitNotApplicable, stdout, stderr)
+	code, stdout, stderr := runBin(t, "verify", "--provider", "codex", "--provider-cli", cli, "--scenario", "native", "--out", out)
+	if code != exitOK {
+		t.Fatalf("verify exit %d, want 0\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	path := filepath.Join(out, "native-1.zst")
-	for _, want := range []string{"N/A native  ", path, "not applicable to codex: " + delivery.NotApplicable[0].Reason, "nothing was verified"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("verify's console lacks %q:\n%s", want, stdout)
-		}
-	}
-	if strings.Contains(stdout, "PASS") {
-		t.Errorf("verify's console reads as a pass:\n%s", stdout)
+	if !strings.Contains(stdout, "PASS native ") || strings.Contains(stdout, "N/A") {
+		t.Errorf("verify's console does not read as a pass:\n%s", stdout)
 	}
 	r, err := bundle.Open(path, nil)
 	if err != nil {
@@ -153,20 +174,21 @@ func TestVerifyNativeOnCodex(t *testing.T) {
 	if got := assert.ManifestProvider(r.Header().Manifest); got != assert.ProviderCodex {
 		t.Errorf("the manifest's provider driver is %q, want codex", got)
 	}
-	var kinds []string
+	var recorded []byte
 	for ev, err := range r.All() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Kind != bundle.KindArtifact { // the working tree's state (dirty.txt, a patch) is recorded first
-			kinds = append(kinds, string(ev.Kind)+" "+ev.Name)
+		if ev.Kind == bundle.KindVerdict {
+			recorded = append([]byte(nil), ev.Body.Data...)
 		}
 	}
-	if diff := cmp.Diff([]string{string(bundle.KindMark) + " phase", string(bundle.KindVerdict) + " "}, kinds); diff != "" {
-		t.Errorf("events after the header (-want +got): something was driven\n%s", diff)
+	res, err := replay.ReplayFile(context.Background(), path, delivery.Options(nil))
+	if err != nil {
+		t.Fatal(err)
 	}
-	code, stdout, _ = runCLI(t, "replay", path)
-	if code != exitOK || !strings.Contains(stdout, "N/A  native  "+path) || !strings.Contains(stdout, "reproduced") {
-		t.Errorf("replay exit %d, want 0 with N/A, reproduced:\n%s", code, stdout)
+	replayed, _ := json.Marshal(res.Verdict)
+	if res.Verdict.Status != assert.StatusPassed || !res.Reproduced || !bytes.Equal(replayed, recorded) {
+		t.Errorf("replay %s (reproduced %v):\n%s\nwant the recorded verdict\n%s", res.Verdict.Status, res.Reproduced, replayed, recorded)
 	}
 }

@@ -215,7 +215,13 @@ func Faults() []Fault {
 // verdict as a verdict event, then the driver's final shutdown if the server
 // is still up. It returns the events with the verdict.
 func Recorded(s Script) ([]bundle.Event, error) {
-	e := replay.NewEngine(delivery.EngineOptions(nil))
+	return RecordedBy(s, delivery.EngineOptions(nil))
+}
+
+// RecordedBy is Recorded with the verdict of an engine with opts (a
+// scenario of a test's own, such as Inapplicable's).
+func RecordedBy(s Script, opts *replay.EngineOptions) ([]bundle.Event, error) {
+	e := replay.NewEngine(opts)
 	for i := range s.Events {
 		if err := e.Feed(&s.Events[i]); err != nil {
 			return nil, err
