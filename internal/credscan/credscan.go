@@ -133,11 +133,17 @@ func Find(text []byte) []Finding {
 			i++
 			continue
 		}
+		if i > 0 && text[i-1] == '\\' && isEscapeLetter(text[i]) {
+			// The letter of a JSON escape (the n of \n in "Output:\nRESULT_..."
+			// of a string inside a string) is not the token's first byte.
+			i++
+			continue
+		}
 		j := i
 		for j < len(text) && isTokenByte(text[j]) {
 			j++
 		}
-		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && bytes.Count(text[i:j], []byte("/")) < 2 && !identifierLike(text[i:j]) && entropy(text[i:j]) >= minEntropy {
+		if n := j - i; n >= minEntropyLen && n <= maxEntropyLen && mixed(text[i:j]) && bytes.Count(text[i:j], []byte("/")) < 2 && !identifierLike(text[i:j]) && !notSecret.Match(text[i:j]) && entropy(text[i:j]) >= minEntropy {
 			add("high-entropy", i, j)
 		}
 		i = j
@@ -350,6 +356,16 @@ func word(w []byte) bool {
 		}
 	}
 	return upper || vowel
+}
+
+// isEscapeLetter reports whether c, after a backslash, is a JSON escape's
+// letter.
+func isEscapeLetter(c byte) bool {
+	switch c {
+	case 'n', 'r', 't', 'b', 'f', 'u':
+		return true
+	}
+	return false
 }
 
 // entropy is the Shannon entropy of b in bits per byte.

@@ -85,6 +85,10 @@ func TestGoldenCorpusIsClean(t *testing.T) {
 func TestNotCounted(t *testing.T) {
 	for _, text := range []string{
 		`"secret":"RESULT_5b1e0c1e-3f57-4e0e-9d39-3b0f3c1f6a10"`,
+		// The nonce in a command's output quoted in a JSON string, as a
+		// Codex request carries it, and quoted twice.
+		`"output":"Process exited with code 0\nWall time: 0.1 seconds\nOutput:\nRESULT_a936da85-4839-4c71-9fca-9ca6cef1218b"`,
+		`"text":"{\"output\":\"Output:\\nRESULT_a936da85-4839-4c71-9fca-9ca6cef1218b\"}"`,
 		`grant_type=x&requested_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token`,
 		`"token_type":"Bearer"`,
 		`path=/oauth/token status=200 duration=3.1ms`,
