@@ -7,6 +7,7 @@ import (
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/delivery"
+	"github.com/wireproof/wireproof/protocol"
 	"github.com/wireproof/wireproof/protocol/effectrpc"
 	"github.com/wireproof/wireproof/replay"
 )
@@ -170,6 +171,9 @@ type WSMessage struct {
 
 // RPCCall is one RPC call from its Request to the message that ended it.
 type RPCCall struct {
+	// Protocol is the decoder's: protocol.EffectRPC for the driver's
+	// socket, else the JSON-RPC, stream-json, codex, model call's.
+	Protocol   protocol.Name
 	Conn       string
 	ID         string
 	Method     string
@@ -188,6 +192,10 @@ type RPCCall struct {
 	Ended      bool
 	Interruped bool
 }
+
+// AcksChunks reports whether c's protocol acknowledges a stream's chunks
+// (Effect RPC's Ack), so that its Acks count means something.
+func (c *RPCCall) AcksChunks() bool { return c.Protocol == protocol.EffectRPC }
 
 // GateEvent is a gate request or release.
 type GateEvent struct {

@@ -28,7 +28,7 @@ func (b *builder) protocolEvent(pe *protocol.Event) {
 			b.problem(pe, fmt.Sprintf("request %s reuses id %s while in flight", pe.Method, pe.ID), pe.Body)
 			return
 		}
-		rc := &RPCCall{Conn: pe.Conn, ID: pe.ID, Method: pe.Method, StartSeq: pe.Seq, StartT: pe.T, Outcome: effectrpc.OutcomeOpen,
+		rc := &RPCCall{Protocol: pe.Protocol, Conn: pe.Conn, ID: pe.ID, Method: pe.Method, StartSeq: pe.Seq, StartT: pe.T, Outcome: effectrpc.OutcomeOpen,
 			Payload: b.body(bundle.Text(pe.Body))}
 		if _, open := b.pcalls[pe.Call]; !open {
 			b.pcalls[pe.Call] = rc

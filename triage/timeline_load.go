@@ -225,7 +225,7 @@ func (b *builder) onRPC(r *effectrpc.Step) {
 	}
 	rc := b.calls[call]
 	if rc == nil {
-		rc = &RPCCall{Conn: call.Conn, ID: call.ID, Method: call.Method, ThreadID: call.ThreadID, StartSeq: call.RequestSeq, StartT: r.T}
+		rc = &RPCCall{Protocol: protocol.EffectRPC, Conn: call.Conn, ID: call.ID, Method: call.Method, ThreadID: call.ThreadID, StartSeq: call.RequestSeq, StartT: r.T}
 		if m := r.Message; m != nil && m.Tag == effectrpc.TagRequest {
 			rc.Payload = b.body(bundle.Text(m.Payload))
 			if call.Method == t3.MethodLaunchThread && b.tl.ParentThread == "" {

@@ -35,8 +35,11 @@ func inspectCalls(ctx context.Context, path string, out io.Writer) error {
 			end = fmt.Sprintf("@%d", c.EndSeq)
 		}
 		line := fmt.Sprintf("%s\tid %s\t%s\t@%d..%s\t%s", cell(c.Conn), cell(c.ID), cell(c.Method), c.StartSeq, end, c.Outcome)
-		if c.Chunks > 0 || c.Acks > 0 {
-			line += fmt.Sprintf("  chunks %d acks %d", c.Chunks, c.Acks)
+		switch {
+		case c.AcksChunks() && (c.Chunks > 0 || c.Acks > 0):
+			line += fmt.Sprintf("  chunks %d acks %d", c.Chunks, c.Acks) // Effect RPC streams are acknowledged chunk by chunk
+		case c.Chunks > 0:
+			line += fmt.Sprintf("  chunks %d", c.Chunks) // no other protocol acknowledges its chunks
 		}
 		if c.Reason != "" {
 			line += "  (" + c.Reason + ")"

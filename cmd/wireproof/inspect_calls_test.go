@@ -155,3 +155,28 @@ func TestInspectCallsColumns(t *testing.T) {
 		t.Errorf("no call with a long id to align:\n%s", out)
 	}
 }
+
+// TestInspectCallsAcks: an acks count is printed only for what acknowledges
+// chunks (an Effect RPC stream); a Codex item's deltas are chunks no one
+// acknowledges, so its line has a chunks count alone.
+func TestInspectCallsAcks(t *testing.T) {
+	code, out, stderr := runCLI(t, "inspect", "--calls", filepath.Join("..", "..", "protocol", "testdata", "codex-verify-idle.zst"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rpc, item bool
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(line, "orchestration.subscribeThread"):
+			rpc = strings.Contains(line, " acks ")
+		case strings.Contains(line, "item agentMessage") && strings.Contains(line, "chunks "):
+			item = true
+			if strings.Contains(line, " acks ") {
+				t.Errorf("a Codex item with an acks count: %q", line)
+			}
+		}
+	}
+	if !rpc || !item {
+		t.Errorf("want the subscription's acks and an agentMessage item's chunks (rpc %v, item %v):\n%s", rpc, item, out)
+	}
+}
