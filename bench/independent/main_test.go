@@ -50,6 +50,7 @@ func TestOneRound(t *testing.T) {
 		"BenchmarkIndependentWSOneWay/recorded":     "proxy-cpu-ns/msg",
 		"BenchmarkIndependentWSEcho/direct":         "p99-ns",
 		"BenchmarkIndependentWSEcho/recorded":       "p99-ns",
+		"BenchmarkIndependentWSEcho/reverseproxy":   "p99-ns",
 		"BenchmarkIndependentHTTPJSON/reverseproxy": "proxy-cpu-ns/req",
 		"BenchmarkIndependentHTTPJSON/recorded":     "proxy-cpu-ns/req",
 	}

@@ -157,6 +157,8 @@ var lines = []line{
 	{name: "independent: ws 1KiB one-way, proxy CPU per message", bench: "BenchmarkIndependentWSOneWay/recorded", metric: "proxy-cpu-ns/msg", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, target: 3, unit: "ns"},
 	{name: "independent: ws echo p99, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
+	{name: "independent: ws echo p50, ReverseProxy/direct (ref)", bench: "BenchmarkIndependentWSEcho/reverseproxy", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, unit: "ns"},
+	{name: "independent: ws echo p50, recorded/ReverseProxy (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/reverseproxy", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: http 20KiB json x8, rec vs ReverseProxy", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.9, unit: "MB/s"},
 	{name: "independent: http proxy CPU per request, rec / RP", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "proxy-cpu-ns/req", atMost: true, unit: "ns"},
 	{name: "compression, unique small messages", bench: "BenchmarkCompression/unique", metric: "ratio", higherIsBetter: true, target: 5, unit: "x"},
