@@ -50,32 +50,15 @@ func TestModelCassette(t *testing.T) {
 	cli := claudeCLI(t)
 	key := "sk-ant-api03-wireproof-upstream-" + rand.Text()
 	t.Setenv("ANTHROPIC_API_KEY", key)
-	h, err := model.NewHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keyed, calls atomic.Int32
-	upstream := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		if r.Header.Get("x-api-key") == key {
-			keyed.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	upstream.StartTLS()
-	defer upstream.Close()
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: upstream.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rec := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout, ModelUpstream: upstream.URL, ModelCA: ca})
+	upstream, ca, calls, keyed := tlsModel(t, "", func(r *http.Request) bool { return r.Header.Get("x-api-key") == key })
+	rec := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout, ModelUpstream: upstream, ModelCA: ca})
 	if f := rec.Verdict.Failure; f != nil {
 		t.Fatalf("recording failed: %s (%s)", f.Check, f.Message)
 	}
 	if n := calls.Load(); n < 2 || keyed.Load() != n {
 		t.Errorf("the TLS upstream got %d model calls, %d with the caller's key", n, keyed.Load())
 	}
-	if hdr, _ := readBundle(t, rec.Bundle); hdr.Manifest.Options["modelUpstream"] != upstream.URL {
+	if hdr, _ := readBundle(t, rec.Bundle); hdr.Manifest.Options["modelUpstream"] != upstream {
 		t.Errorf("manifest modelUpstream %q", hdr.Manifest.Options["modelUpstream"])
 	}
 	if raw := testkit.Decompress(t, rec.Bundle); bytes.Contains(raw, []byte(key)) {
@@ -86,31 +69,9 @@ func TestModelCassette(t *testing.T) {
 
 	play := runOnce(t, verify.Options{Scenario: assert.ScenarioIdle, ProviderCLI: cli, Timeout: cliTimeout,
 		ModelCassette: []string{rec.Bundle}, ModelFast: true})
-	if f := play.Verdict.Failure; f != nil {
-		t.Fatalf("the run from the cassette failed: %s (%s): %s\n%+v", f.Check, f.Message, f.Seen, play.ModelCassette)
-	}
-	if got, want := triageSuites(play.Verdict), triageSuites(rec.Verdict); got != want {
-		t.Errorf("suites %s from the cassette, %s recorded", got, want)
-	}
-	c := play.ModelCassette
-	if c == nil || c.Played != recorded || c.Repeated != 0 || c.Missed != 0 || len(c.Unplayed) != 0 {
-		t.Fatalf("cassette report %+v, want all %d recorded calls played once", c, recorded)
-	}
-	hdr, _ := readBundle(t, play.Bundle)
-	if hdr.Manifest.Options["modelCassette"] != rec.Bundle {
-		t.Errorf("manifest modelCassette %q", hdr.Manifest.Options["modelCassette"])
-	}
 	// The replayed answers carry this run's secret (the ACK, from the live
 	// task_status result), not the recorded run's.
-	recSecrets, playSecrets := secretsIn(t, rec.Bundle), secretsIn(t, play.Bundle)
-	if len(recSecrets) != 1 || len(playSecrets) != 1 {
-		t.Fatalf("secrets recorded %v, played %v: want one each", recSecrets, playSecrets)
-	}
-	for s := range recSecrets {
-		if playSecrets[s] {
-			t.Errorf("the run from the cassette carries the recorded secret %s", s)
-		}
-	}
+	checkPlayed(t, rec, play, recorded)
 
 	out := filepath.Join(t.TempDir(), "miss")
 	cmd := exec.Command(wireproofBin, "verify", "--scenario", "idle", "--provider-cli", cli, "--timeout", "180",
@@ -138,6 +99,66 @@ func TestModelCassette(t *testing.T) {
 	// The miss is in the bundle: replay judges it the same.
 	if o, err := exec.Command(wireproofBin, "replay", filepath.Join(out, "idle-1.zst")).CombinedOutput(); !strings.Contains(string(o), "reproduced") {
 		t.Errorf("replay of the miss run: %v\n%s", err, o)
+	}
+}
+
+// tlsModel serves the scripted model on a loopback TLS server, as a real
+// model API: its URL, its certificate in a PEM file (for --model-ca), and
+// counters of the model calls it got (requests at path, any path for "")
+// and of those keyed reports true for.
+func tlsModel(t *testing.T, path string, keyed func(*http.Request) bool) (string, string, *atomic.Int32, *atomic.Int32) {
+	t.Helper()
+	h, err := model.NewHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, withKey atomic.Int32
+	upstream := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if path == "" || r.URL.Path == path {
+			calls.Add(1)
+			if keyed(r) {
+				withKey.Add(1)
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	upstream.StartTLS()
+	t.Cleanup(upstream.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: upstream.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return upstream.URL, ca, &calls, &withKey
+}
+
+// checkPlayed wants the run from rec's bundle as the model's cassette
+// (play) to pass with rec's verdict, to play each of the recorded calls
+// once and miss none, to name the cassette in its manifest, and to carry
+// its own secret, not the recorded one.
+func checkPlayed(t *testing.T, rec, play *verify.Result, recorded int) {
+	t.Helper()
+	if f := play.Verdict.Failure; f != nil {
+		t.Fatalf("the run from the cassette failed: %s (%s): %s\n%+v", f.Check, f.Message, f.Seen, play.ModelCassette)
+	}
+	if got, want := triageSuites(play.Verdict), triageSuites(rec.Verdict); got != want {
+		t.Errorf("suites %s from the cassette, %s recorded", got, want)
+	}
+	c := play.ModelCassette
+	if c == nil || c.Played != recorded || c.Repeated != 0 || c.Missed != 0 || len(c.Unplayed) != 0 {
+		t.Fatalf("cassette report %+v, want all %d recorded calls played once", c, recorded)
+	}
+	hdr, _ := readBundle(t, play.Bundle)
+	if hdr.Manifest.Options["modelCassette"] != rec.Bundle {
+		t.Errorf("manifest modelCassette %q", hdr.Manifest.Options["modelCassette"])
+	}
+	recSecrets, playSecrets := secretsIn(t, rec.Bundle), secretsIn(t, play.Bundle)
+	if len(recSecrets) != 1 || len(playSecrets) != 1 {
+		t.Fatalf("secrets recorded %v, played %v: want one each", recSecrets, playSecrets)
+	}
+	for s := range recSecrets {
+		if playSecrets[s] {
+			t.Errorf("the run from the cassette carries the recorded secret %s", s)
+		}
 	}
 }
 

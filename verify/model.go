@@ -94,6 +94,16 @@ func (r *run) proxyModel(ctx context.Context) (*modelServer, error) {
 	return &modelServer{url: ps.URL, proxy: ps}, nil
 }
 
+// upstreamKeyEnv is the variable holding the caller's key for a model
+// upstream (Options.ModelUpstream): OPENAI_API_KEY for the Codex CLI (the
+// Responses API), ANTHROPIC_API_KEY for the Claude Code CLI.
+func upstreamKeyEnv(driver string) string {
+	if driver == DriverCodex {
+		return "OPENAI_API_KEY"
+	}
+	return "ANTHROPIC_API_KEY"
+}
+
 // caPool is the system's certificates and the PEM file's.
 func caPool(path string) (*x509.CertPool, error) {
 	pool, err := x509.SystemCertPool()
@@ -158,9 +168,9 @@ func checkModelUpstream(o Options) error {
 	u, err := url.Parse(o.ModelUpstream)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return &OptionError{"--model-upstream", o.ModelUpstream, "an http or https URL of a Messages API (https://host[:port])"}
+		return &OptionError{"--model-upstream", o.ModelUpstream, "an http or https URL of a Messages API, or a Responses API for the Codex CLI (https://host[:port])"}
 	case u.User != nil:
-		return &OptionError{"--model-upstream", "(a URL with credentials)", "no user or password in the URL: the key comes from ANTHROPIC_API_KEY"}
+		return &OptionError{"--model-upstream", "(a URL with credentials)", "no user or password in the URL: the key comes from ANTHROPIC_API_KEY (OPENAI_API_KEY for the Codex CLI)"}
 	case o.ProviderCLI == "":
 		return &OptionError{"--model-upstream", o.ModelUpstream, "a model upstream needs the real CLI (--provider-cli)"}
 	case len(o.ModelCassette) > 0 || isModelFault(o.Fault):

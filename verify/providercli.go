@@ -144,14 +144,10 @@ func checkProviderDriver(o Options) (Options, error) {
 		return o, &OptionError{"--provider", o.Provider, fmt.Sprintf("--provider-cli %s is %s (%s), whose provider is %s: give --provider %s, or the CLI of provider %s",
 			o.ProviderCLI, cliName(o.driver), o.cliVersion, o.driver, o.driver, o.Provider)}
 	}
-	if o.driver == DriverCodex {
-		// The scripted model's other sources are Messages API recordings and upstreams.
-		switch {
-		case len(o.ModelCassette) > 0:
-			return o, &OptionError{"--model-cassette", strings.Join(o.ModelCassette, ","), "model cassettes hold Messages API calls: the Codex CLI's (the Responses API) cannot be played from them"}
-		case o.ModelUpstream != "":
-			return o, &OptionError{"--model-upstream", o.ModelUpstream, "a model upstream is a Messages API for the Claude Code CLI; the Codex CLI runs against the scripted Responses API"}
-		}
+	if o.driver == DriverCodex && o.RealModel {
+		// A cassette (Responses API calls) and a named upstream work for
+		// Codex as for Claude; the default real model is the Messages API's.
+		return o, &OptionError{"--real-model", "true", "the Codex CLI's real model has no default here: give --model-upstream URL (a Responses API, https://host[:port]; the key from OPENAI_API_KEY)"}
 	}
 	return o, nil
 }

@@ -262,7 +262,6 @@ func TestProviderCLIOptions(t *testing.T) {
 	other := script("other", "echo '1.0.2 (Other CLI)'\n", 0o755)
 	fakeClaude := script("fake-claude", "echo '2.1.328 (Claude Code)'\n", 0o755)
 	fakeCodex := script("fake-codex", "echo 'codex-cli 0.169.0'\n", 0o755)
-	tape := script("tape.zst", "", 0o644)
 	for _, tc := range []struct {
 		name string
 		opts verify.Options
@@ -283,7 +282,7 @@ func TestProviderCLIOptions(t *testing.T) {
 			`invalid --provider "codex": --provider-cli ` + fakeClaude + ` is the Claude Code CLI (2.1.328 (Claude Code)), whose provider is claudeAgent: give --provider claudeAgent`},
 		{"codex without its CLI", verify.Options{Provider: verify.DriverCodex}, `invalid --provider "codex": Codex needs the real Codex CLI: give --provider-cli PATH`},
 		{"codex with the scripted provider", verify.Options{Provider: verify.DriverCodex, ServerCmd: "/bin/true", ScriptedProvider: true}, "there is no scripted Codex provider"},
-		{"the Codex CLI with a model cassette", verify.Options{ProviderCLI: fakeCodex, ModelCassette: []string{tape}}, "the Codex CLI's (the Responses API) cannot be played from them"},
+		{"the Codex CLI with --real-model", verify.Options{ProviderCLI: fakeCodex, RealModel: true}, "the Codex CLI's real model has no default here: give --model-upstream URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Scenario, tc.opts.OutDir, tc.opts.Executable = assert.ScenarioIdle, filepath.Join(t.TempDir(), "out"), wireproofBin

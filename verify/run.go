@@ -111,7 +111,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if cli, err = newProviderCLI(opts, filepath.Join(ws.dir, "provider-home")); err != nil {
 			return nil, err
 		}
-		if k := os.Getenv("ANTHROPIC_API_KEY"); k != "" && opts.ModelUpstream != "" {
+		if k := os.Getenv(upstreamKeyEnv(cli.driver)); k != "" && opts.ModelUpstream != "" {
 			cli.apiKey = k // a real model's key: redacted and reported as the run's own
 		}
 	}

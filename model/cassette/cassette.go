@@ -65,18 +65,18 @@ func Load(ctx context.Context, paths ...string) (*Cassette, error) {
 		}
 		for _, x := range rec.Exchanges {
 			path := x.URL.Path
-			if x.Method != "POST" || (path != "/v1/messages" && path != "/v1/messages/count_tokens") {
+			if x.Method != "POST" || (path != "/v1/messages" && path != "/v1/messages/count_tokens" && path != ResponsesPath) {
 				continue
 			}
 			sh, err := ParseShape(path, x.Body)
 			if err != nil {
-				continue // a request recorded cut or not a Messages request: nothing to match
+				continue // a request recorded cut or not a model request: nothing to match
 			}
 			c.Calls = append(c.Calls, &Call{Bundle: f, Conn: x.ID, Seq: x.Seq, Shape: sh, Exchange: x})
 		}
 	}
 	if len(c.Calls) == 0 {
-		return nil, fmt.Errorf("cassette: no model call (POST /v1/messages) in %s", strings.Join(files, ", "))
+		return nil, fmt.Errorf("cassette: no model call (POST /v1/messages or /v1/responses) in %s", strings.Join(files, ", "))
 	}
 	return c, nil
 }

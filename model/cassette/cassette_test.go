@@ -52,17 +52,10 @@ func sessionBody(t *testing.T, name string, run runValues) []byte {
 // cassette header and the answer (assembled from its stream, or the body).
 func post(t *testing.T, base string, body []byte) (int, string, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+"/v1/messages?beta=true", bytes.NewReader(body))
-	req.Header.Set("x-api-key", "sk-ant-test")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, text := postTo(t, base+"/v1/messages?beta=true", "x-api-key", "sk-ant-test", body)
 	defer resp.Body.Close()
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get(cassette.HeaderCassette), string(b)
+	if text != nil {
+		return resp.StatusCode, resp.Header.Get(cassette.HeaderCassette), *text
 	}
 	asm := anthropic.NewAssembler()
 	if err := anthropic.ReadEvents(resp.Body, func(name string, data []byte) error {
@@ -80,10 +73,38 @@ func post(t *testing.T, base string, body []byte) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get(cassette.HeaderCassette), string(b)
 }
 
+// postTo posts a JSON body to url with the key header and returns the
+// response, and its body read whole when it is not an event stream (nil
+// for a stream, left to read).
+func postTo(t *testing.T, url, key, value string, body []byte) (*http.Response, *string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set(key, value)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, nil
+	}
+	b, _ := io.ReadAll(resp.Body)
+	text := string(b)
+	return resp, &text
+}
+
 // recordSession records the session with run's values through the
 // recording proxy in front of the scripted model, on loopback, and returns
 // the bundle's path and each answer.
 func recordSession(t *testing.T, run runValues) (string, []string) {
+	t.Helper()
+	return recordCalls(t, idleSession, func(name string) []byte { return sessionBody(t, name, run) }, post)
+}
+
+// recordCalls sends the requests named (their bodies from body) with send
+// through the recording proxy in front of the scripted model, on
+// loopback, and returns the bundle's path and each answer.
+func recordCalls(t *testing.T, names []string, body func(string) []byte, send func(*testing.T, string, []byte) (int, string, string)) (string, []string) {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := model.Start(ctx, "", nil)
@@ -91,7 +112,7 @@ func recordSession(t *testing.T, run runValues) (string, []string) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	path := filepath.Join(t.TempDir(), "idle.zst")
+	path := filepath.Join(t.TempDir(), "calls.zst")
 	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "cassette-test", Started: time.Now().UTC()}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +128,8 @@ func recordSession(t *testing.T, run runValues) (string, []string) {
 		t.Fatal(err)
 	}
 	var answers []string
-	for _, name := range idleSession {
-		status, _, ans := post(t, ps.URL, sessionBody(t, name, run))
+	for _, name := range names {
+		status, _, ans := send(t, ps.URL, body(name))
 		if status != 200 {
 			t.Fatalf("%s: status %d: %s", name, status, ans)
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // token classes: run-bound values set apart when strings are compared. A
@@ -21,13 +22,24 @@ import (
 // (the CLI's "Command running in background with ID: bkvvjqois": its
 // background task ids are random letters and digits, now and then letters
 // alone) or where it is a value already bound (that id again, in a path or
-// a task notification).
+// a task notification). An id is a Messages or Responses id (toolu_,
+// msg_, call_, fc_, fco_, resp_, rs_ ..., its tail letters and digits or a
+// UUID, as Codex's item ids are). The Codex CLI's outputs carry two more: a
+// command's wall time ("Wall time: 0.1 seconds": the number, matched as
+// any and bound to nothing) and its exec session ("Process running with
+// session ID 3", and a write_stdin's "session_id":3 in its arguments: the
+// number, bound like an id); a date alone (Codex's
+// <current_date>) is one as well.
 var tokenRE = regexp.MustCompile(strings.Join([]string{
 	`(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`,
 	`(?P<port>(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]+)`,
 	`(?P<tmp>(?:/tmp|/var/tmp|/private/var/folders/[^/\s"']+/[^/\s"']+/T)(?:/[^/\s"'\\<>]*[0-9][^/\s"'\\<>]*)+)`,
 	`(?P<time>[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))`,
-	`(?P<id>\b(?:toolu|msg|srvtoolu|req)_[A-Za-z0-9]{8,})`,
+	`(?P<date>\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b)`,
+	`(?P<id>\b(?:toolu|msg|srvtoolu|req|call|fc|fco|resp|rs)_(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9]{8,}))`,
+	`Wall time: (?P<wall>[0-9]+(?:\.[0-9]+)?) seconds`,
+	`session ID (?P<session>[0-9]+)\b`,
+	`"session_id":\s*(?P<sessionarg>[0-9]+)\b`,
 	`(?P<word>\b[A-Za-z0-9]{4,}\b)`,
 }, "|"))
 
@@ -35,6 +47,32 @@ var tokenRE = regexp.MustCompile(strings.Join([]string{
 type segment struct {
 	class string // "" for a literal
 	text  string
+}
+
+// sessionKey starts the binding key of an exec session's number: the
+// number alone ("3") is too common a string to replace in an answer; a
+// function call's session_id argument is bound by it (SessionID).
+const sessionKey = "session ID "
+
+// key is the token's binding key: its text, "session ID 3" for a session,
+// "" (never bound) for a literal or a wall time.
+func (s segment) key() string {
+	switch s.class {
+	case "", "wall":
+		return ""
+	case "session":
+		return sessionKey + s.text
+	}
+	return s.text
+}
+
+// SessionID is the live exec session bound to a recorded one (n itself
+// when it is not bound).
+func (b Bindings) SessionID(n string) string {
+	if v, ok := b[sessionKey+n]; ok {
+		return strings.TrimPrefix(v, sessionKey)
+	}
+	return n
 }
 
 // idIntro is what comes before a word that is an id even of letters alone.
@@ -56,10 +94,22 @@ func tokenize(s string, known map[string]bool) []segment {
 				break
 			}
 		}
-		text := s[m[0]:m[1]]
+		// The token is its group's text: "Wall time: " and "session ID "
+		// around a number are literal.
+		start, end := m[0], m[1]
+		for g := 1; g < len(names); g++ {
+			if names[g] == class {
+				start, end = m[2*g], m[2*g+1]
+				break
+			}
+		}
+		text := s[start:end]
+		if class == "sessionarg" {
+			class = "session" // write_stdin's argument naming it
+		}
 		if class == "word" {
 			class = wordClass(text)
-			if class == "" && (known[text] || found[text] || strings.HasSuffix(s[:m[0]], idIntro)) {
+			if class == "" && (known[text] || found[text] || strings.HasSuffix(s[:start], idIntro)) {
 				class = "word"
 				if found == nil {
 					found = map[string]bool{}
@@ -70,16 +120,23 @@ func tokenize(s string, known map[string]bool) []segment {
 		if class == "" {
 			continue // text: part of the literal around it
 		}
-		if m[0] > last {
-			out = append(out, segment{text: s[last:m[0]]})
+		if start > last {
+			out = append(out, segment{text: s[last:start]})
 		}
 		out = append(out, segment{class: class, text: text})
-		last = m[1]
+		last = end
 	}
 	if last < len(s) {
 		out = append(out, segment{text: s[last:]})
 	}
 	return out
+}
+
+// sameClass reports whether tokens of classes a and b may stand for one
+// another: the same class, or a number and a word of letters and digits (a
+// random id, the exec tool's Chunk ID: 190737 one run and 7deced the next).
+func sameClass(a, b string) bool {
+	return a == b || (a == "num" || a == "word") && (b == "num" || b == "word")
 }
 
 // wordClass is a word's class: "num" for digits alone, "word" for letters
@@ -107,14 +164,28 @@ func wordClass(w string) string {
 // names and the messages (each content a list of blocks, cache_control
 // left out). The system prompt, metadata (the CLI's device and session
 // ids), max_tokens and the other settings are not matched.
+//
+// A Responses request (POST /v1/responses, the Codex CLI's) is matched the
+// same way by its model, stream, its tools' names (a namespace's functions
+// as namespace.name, a hosted tool by its type), its instructions and its
+// input items whole (messages with their parts, function calls with their
+// call ids, names and arguments, function call outputs), a string input
+// being one user message; reasoning's encrypted_content, the skills the
+// CLI lists (dropSkills), its prompt_cache_key and session headers are not
+// matched.
 type Shape struct {
 	Path   string
 	Stream bool
 	Model  string
-	value  any // {"messages": [...], "tools": [...]} as generic JSON
+	list   string // "messages", or "input" for a Responses request
+	value  any    // {"messages": [...], "tools": [...]} as generic JSON
 }
 
-// ParseShape reads a request body into its Shape.
+// ResponsesPath is the Responses API's path.
+const ResponsesPath = "/v1/responses"
+
+// ParseShape reads a request body into its Shape: a Responses request at
+// ResponsesPath, a Messages request at any other path.
 func ParseShape(path string, body []byte) (*Shape, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -125,11 +196,14 @@ func ParseShape(path string, body []byte) (*Shape, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("the request body holds more than one JSON value")
 	}
+	if path == ResponsesPath {
+		return parseResponses(path, top)
+	}
 	msgs, ok := top["messages"].([]any)
 	if !ok {
 		return nil, fmt.Errorf("the request has no messages array")
 	}
-	s := &Shape{Path: path}
+	s := &Shape{Path: path, list: "messages"}
 	s.Stream, _ = top["stream"].(bool)
 	s.Model, _ = top["model"].(string)
 	var names []any
@@ -146,6 +220,127 @@ func ParseShape(path string, body []byte) (*Shape, error) {
 	}
 	s.value = map[string]any{"messages": norm, "tools": names}
 	return s, nil
+}
+
+// parseResponses is ParseShape of a Responses request.
+func parseResponses(path string, top map[string]any) (*Shape, error) {
+	var input []any
+	switch in := top["input"].(type) {
+	case string:
+		input = []any{map[string]any{"type": "message", "role": "user", "content": in}}
+	case []any:
+		input = in
+	default:
+		return nil, fmt.Errorf("the request has no input (a string or an array of items)")
+	}
+	s := &Shape{Path: path, list: "input"}
+	s.Stream, _ = top["stream"].(bool)
+	s.Model, _ = top["model"].(string)
+	names := []any{}
+	if tools, ok := top["tools"].([]any); ok {
+		for _, t := range tools {
+			names = append(names, toolNames(t)...)
+		}
+	}
+	norm := make([]any, len(input))
+	for i, it := range input {
+		norm[i] = normItem(it)
+	}
+	v := map[string]any{"input": norm, "tools": names}
+	if ins, ok := top["instructions"]; ok {
+		v["instructions"] = ins
+	}
+	s.value = v
+	return s, nil
+}
+
+// toolNames is a Responses tool's names: a function's name, a namespace's
+// functions as namespace.name, a hosted tool's type.
+func toolNames(t any) []any {
+	m, ok := t.(map[string]any)
+	if !ok {
+		return []any{t}
+	}
+	typ, _ := m["type"].(string)
+	name, _ := m["name"].(string)
+	switch {
+	case typ == "namespace":
+		var out []any
+		sub, _ := m["tools"].([]any)
+		for _, f := range sub {
+			fm, _ := f.(map[string]any)
+			fn, _ := fm["name"].(string)
+			out = append(out, name+"."+fn)
+		}
+		return out
+	case name != "":
+		return []any{name}
+	}
+	return []any{typ}
+}
+
+// normItem makes a message item's content a list of parts (a string being
+// one input_text part) and drops what is opaque or moves between turns:
+// reasoning's encrypted_content.
+func normItem(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := map[string]any{}
+	for k, x := range m {
+		switch k {
+		case "encrypted_content":
+			continue
+		case "content":
+			if str, ok := x.(string); ok {
+				x = []any{map[string]any{"type": "input_text", "text": str}}
+			}
+			x = dropSkills(x)
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// skillsIntro starts the Codex CLI's list of skills, a developer
+// message's part; skillsList heads the skills it lists.
+const (
+	skillsIntro = "<skills_instructions>"
+	skillsList  = "### Available skills"
+)
+
+// dropSkills leaves the lines of the skills listed ("- name: ...") out of
+// a <skills_instructions> part of content: the Codex CLI lists the skills
+// it has unpacked into its home so far, in an order of its own, so the
+// list is another one run to run.
+func dropSkills(content any) any {
+	parts, ok := content.([]any)
+	if !ok {
+		return content
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+		m, ok := p.(map[string]any)
+		text, _ := m["text"].(string)
+		if !ok || !strings.HasPrefix(text, skillsIntro) {
+			continue
+		}
+		var kept []string
+		listed := false
+		for _, line := range strings.Split(text, "\n") {
+			if listed && strings.HasPrefix(line, "- ") {
+				continue
+			}
+			listed = line == skillsList
+			kept = append(kept, line)
+		}
+		dropped := maps.Clone(m)
+		dropped["text"] = strings.Join(kept, "\n")
+		out[i] = dropped
+	}
+	return out
 }
 
 // normMessage makes a message's content a list of blocks and drops
@@ -273,8 +468,17 @@ func Match(rec, live *Shape) (Bindings, *Diff) {
 	rv, _ := rec.value.(map[string]any)
 	lv, _ := live.value.(map[string]any)
 	m.walk("tools", rv["tools"], lv["tools"])
-	rm, _ := rv["messages"].([]any)
-	lm, _ := lv["messages"].([]any)
+	ri, rok := rv["instructions"]
+	li, lok := lv["instructions"]
+	if rok || lok {
+		m.pair("instructions", ri, rok, li, lok)
+	}
+	list := rec.list
+	if list == "" {
+		list = "messages"
+	}
+	rm, _ := rv[list].([]any)
+	lm, _ := lv[list].([]any)
 	prefix := -1
 	for i := range max(len(rm), len(lm)) {
 		before := m.count
@@ -285,7 +489,7 @@ func Match(rec, live *Shape) (Bindings, *Diff) {
 		if i < len(lm) {
 			lv = lm[i]
 		}
-		m.pair(fmt.Sprintf("messages[%d]", i), rv, i < len(rm), lv, i < len(lm))
+		m.pair(fmt.Sprintf("%s[%d]", list, i), rv, i < len(rm), lv, i < len(lm))
 		if m.count > before && prefix < 0 {
 			prefix = i
 		}
@@ -364,7 +568,8 @@ func (m *matcher) walk(path string, rec, live any) {
 			break
 		}
 		if !m.strings(r, l) {
-			m.differ(path, show(r), show(l))
+			i, j := m.firstDiffering(r, l)
+			m.differ(path, showFrom(r, i), showFrom(l, j))
 		}
 		return
 	case nil:
@@ -385,9 +590,9 @@ func (m *matcher) walk(path string, rec, live any) {
 func (m *matcher) strings(rec, live string) bool {
 	if rec == live {
 		for _, s := range tokenize(rec, m.recorded()) {
-			if s.class != "" {
-				if _, ok := m.bind[s.text]; !ok {
-					m.bind[s.text] = s.text
+			if k := s.key(); k != "" {
+				if _, ok := m.bind[k]; !ok {
+					m.bind[k] = k
 				}
 			}
 		}
@@ -403,7 +608,7 @@ func (m *matcher) strings(rec, live string) bool {
 	pending := map[string]string{}
 	for i := range rs {
 		r, l := rs[i], ls[i]
-		if r.class != l.class {
+		if !sameClass(r.class, l.class) {
 			return false
 		}
 		if r.class == "" {
@@ -415,13 +620,17 @@ func (m *matcher) strings(rec, live string) bool {
 		if r.class == "port" && hostOf(r.text) != hostOf(l.text) {
 			return false
 		}
-		if b, ok := m.bind[r.text]; ok && b != l.text {
+		rk, lk := r.key(), l.key()
+		if rk == "" {
+			continue // a wall time: any, bound to nothing
+		}
+		if b, ok := m.bind[rk]; ok && b != lk {
 			return false
 		}
-		if b, ok := pending[r.text]; ok && b != l.text {
+		if b, ok := pending[rk]; ok && b != lk {
 			return false
 		}
-		pending[r.text] = l.text
+		pending[rk] = lk
 	}
 	maps.Copy(m.bind, pending)
 	return true
@@ -469,7 +678,7 @@ func (m *matcher) redacted(rec, live string) bool {
 				continue
 			}
 			pat.WriteString("(.+?)")
-			holes = append(holes, s.text)
+			holes = append(holes, s.key())
 		}
 	}
 	pat.WriteString("$")
@@ -484,6 +693,12 @@ func (m *matcher) redacted(rec, live string) bool {
 	pending := map[string]string{}
 	for i, h := range holes {
 		v := got[i+1]
+		switch {
+		case h == "":
+			continue // a wall time
+		case strings.HasPrefix(h, sessionKey):
+			v = sessionKey + v
+		}
 		if h == Redacted {
 			if _, ok := m.bind[h]; !ok {
 				pending[h] = v
@@ -525,6 +740,50 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// firstDiffering is where two strings that do not match first differ:
+// the byte offsets in each of their first literal that is not equal, or
+// the first token of another class (0, 0 when that is not found, a
+// binding being what differs).
+func (m *matcher) firstDiffering(rec, live string) (int, int) {
+	rs, ls := tokenize(rec, m.recorded()), tokenize(live, m.live())
+	ri, li := 0, 0
+	for k := range min(len(rs), len(ls)) {
+		r, l := rs[k], ls[k]
+		if !sameClass(r.class, l.class) {
+			return ri, li
+		}
+		if r.class == "" && r.text != l.text {
+			n := 0
+			for n < len(r.text) && n < len(l.text) && r.text[n] == l.text[n] {
+				n++
+			}
+			return ri + n, li + n
+		}
+		ri, li = ri+len(r.text), li+len(l.text)
+	}
+	if len(rs) != len(ls) {
+		return ri, li
+	}
+	return 0, 0
+}
+
+// diffContext is how many bytes before the first difference a long
+// string is shown from.
+const diffContext = 40
+
+// showFrom is a string in one line as show has it, from a little before
+// byte at when that is far in ("..." marking what is left out).
+func showFrom(s string, at int) string {
+	if at <= diffContext || len(fmt.Sprintf("%q", s)) <= 120 {
+		return show(s)
+	}
+	start := at - diffContext
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return "..." + show(s[start:])
 }
 
 // show is a value in one line, cut to 120 bytes.

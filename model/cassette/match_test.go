@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,27 +83,35 @@ func TestMatch(t *testing.T) {
 			path: "messages[1].content[0].tool_use_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bind, d := Match(shape(t, tc.rec), shape(t, tc.live))
-			if tc.path != "" {
-				if d == nil || d.Path != tc.path {
-					t.Fatalf("diff %v, want one at %s", d, tc.path)
-				}
-				return
-			}
-			if d != nil {
-				t.Fatalf("no match: %s", d)
-			}
-			changed := Bindings{}
-			for k, v := range bind {
-				if k != v {
-					changed[k] = v
-				}
-			}
-			if diff := cmp.Diff(tc.bind, changed); diff != "" {
-				t.Errorf("bindings (-want +got):\n%s", diff)
-			}
+			checkMatch(t, shape(t, tc.rec), shape(t, tc.live), tc.bind, tc.path)
 		})
 	}
+}
+
+// checkMatch matches live against rec and wants the first difference at
+// path, or (path "") a match whose bindings that change a value are bind.
+func checkMatch(t *testing.T, rec, live *Shape, bind Bindings, path string) Bindings {
+	t.Helper()
+	got, d := Match(rec, live)
+	if path != "" {
+		if d == nil || d.Path != path {
+			t.Fatalf("diff %v, want one at %s", d, path)
+		}
+		return nil
+	}
+	if d != nil {
+		t.Fatalf("no match: %s", d)
+	}
+	changed := Bindings{}
+	for k, v := range got {
+		if k != v {
+			changed[k] = v
+		}
+	}
+	if diff := cmp.Diff(bind, changed); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+	return got
 }
 
 // TestApply: the longest recorded value is replaced first.
@@ -118,28 +127,33 @@ func TestApply(t *testing.T) {
 func FuzzMatch(f *testing.F) {
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"curl http://127.0.0.1:4000/0b7cf1a2-3d4e-4f50-8a6b-7c8d9e0f1a2b"}]}`), []byte(`{"model":"m","messages":[]}`))
 	f.Add([]byte(`{"messages":"x"}`), []byte(`[1,2]`))
-	f.Fuzz(func(t *testing.T, a, b []byte) {
-		sa, err := ParseShape("/v1/messages", a)
-		if err != nil {
-			return
+	f.Fuzz(func(t *testing.T, a, b []byte) { fuzzMatch(t, "/v1/messages", a, b) })
+}
+
+// fuzzMatch is a fuzz target's body: a and b, requests at path, parse or
+// fail cleanly; a parsed one matches itself with every binding the
+// identity; a diff of a against b has a path.
+func fuzzMatch(t *testing.T, path string, a, b []byte) {
+	sa, err := ParseShape(path, a)
+	if err != nil {
+		return
+	}
+	bind, d := Match(sa, sa)
+	if d != nil {
+		t.Fatalf("a body does not match itself: %s", d)
+	}
+	for k, v := range bind {
+		if k != v {
+			t.Fatalf("self-match bound %q to %q", k, v)
 		}
-		bind, d := Match(sa, sa)
-		if d != nil {
-			t.Fatalf("a body does not match itself: %s", d)
-		}
-		for k, v := range bind {
-			if k != v {
-				t.Fatalf("self-match bound %q to %q", k, v)
-			}
-		}
-		sb, err := ParseShape("/v1/messages", b)
-		if err != nil {
-			return
-		}
-		if _, d := Match(sa, sb); d != nil && d.Path == "" {
-			t.Fatalf("a diff without a path: %+v", d)
-		}
-	})
+	}
+	sb, err := ParseShape(path, b)
+	if err != nil {
+		return
+	}
+	if _, d := Match(sa, sb); d != nil && d.Path == "" {
+		t.Fatalf("a diff without a path: %+v", d)
+	}
 }
 
 // TestTokenize: the run-bound tokens of a string.
@@ -150,5 +164,112 @@ func TestTokenize(t *testing.T) {
 		{class: "time", text: "2026-12-01T14:07:14.5Z"}, {text: " ("}, {class: "id", text: "toolu_wp5a6511b1c78f09285170c1"}, {text: ") /tmp/model-cap"}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(segment{})); diff != "" {
 		t.Errorf("tokenize (-want +got):\n%s", diff)
+	}
+}
+
+func responsesShape(t *testing.T, body string) *Shape {
+	t.Helper()
+	s, err := ParseShape(ResponsesPath, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestMatchResponses: a Responses request matches by model, tools' names,
+// instructions and input items, with the Codex CLI's run-bound values
+// (item and call ids, exec sessions, wall times, ports, the secret) bound
+// and the first difference's path when it does not match.
+func TestMatchResponses(t *testing.T) {
+	const (
+		tools = `"tools":[{"type":"function","name":"exec_command"},{"type":"namespace","name":"mcp__t3_code","tools":[{"type":"function","name":"delegate_task"}]},{"type":"web_search"}]`
+		call  = `{"type":"function_call","id":"fc_wpAAAAAAAAAA","name":"exec_command","arguments":"{\"cmd\":\"curl http://127.0.0.1:4000/gate\"}","call_id":"call_wpAAAAAAAAAA"}`
+		out   = `{"type":"function_call_output","id":"fco_01a231f3-0f7e-7692-a20e-06b9602f68fa","call_id":"call_wpAAAAAAAAAA","output":"Chunk ID: e24fe8\nWall time: 30.0011 seconds\nProcess running with session ID 20868\nOutput:\n"}`
+		poll  = `{"type":"function_call","id":"fc_wpCCCCCCCCCC","name":"write_stdin","arguments":"{\"chars\":\"\",\"session_id\":20868}","call_id":"call_wpCCCCCCCCCC"}`
+		done  = `{"type":"function_call_output","call_id":"call_wpCCCCCCCCCC","output":[{"type":"input_text","text":"Wall time: 1.5 seconds\nOutput:\nRESULT_80c90278-b1cd-4c11-bfe0-24039d04592f"}]}`
+		rec   = `{"model":"gpt-5-codex","stream":true,"instructions":"be brief",` + tools + `,"prompt_cache_key":"01a231f2-9562-7b11-80de-047786014f0f","input":[{"type":"message","id":"msg_01a231f2-966f-7c22-9b22-b3812ca487f6","role":"user","content":"run it on 2026-12-01"},` + call + `,` + out + `,` + poll + `,` + done + `]}`
+	)
+	live := strings.NewReplacer("4000", "5111", "fc_wpAAAAAAAAAA", "fc_wpBBBBBBBBBB", "call_wpAAAAAAAAAA", "call_wpBBBBBBBBBB",
+		"01a231f", "01b7772", "e24fe8", "9f0a1b", "30.0011", "0.2", "20868", "7", "1.5", "9.25", "80c90278-b1cd-4c11-bfe0-24039d04592f", "5f0e2a11-9c3d-4e8f-a1b2-c3d4e5f60718",
+		"2026-12-01", "2026-12-02").Replace(rec)
+	for _, tc := range []struct {
+		name, rec, live string
+		bind            Bindings
+		path            string
+	}{
+		{name: "run-bound values bound", rec: rec, live: live, bind: Bindings{
+			"127.0.0.1:4000": "127.0.0.1:5111", "fc_wpAAAAAAAAAA": "fc_wpBBBBBBBBBB", "call_wpAAAAAAAAAA": "call_wpBBBBBBBBBB",
+			"msg_01a231f2-966f-7c22-9b22-b3812ca487f6": "msg_01b77722-966f-7c22-9b22-b3812ca487f6",
+			"fco_01a231f3-0f7e-7692-a20e-06b9602f68fa": "fco_01b77723-0f7e-7692-a20e-06b9602f68fa",
+			"e24fe8": "9f0a1b", "session ID 20868": "session ID 7", "2026-12-01": "2026-12-02",
+			"80c90278-b1cd-4c11-bfe0-24039d04592f": "5f0e2a11-9c3d-4e8f-a1b2-c3d4e5f60718"}},
+		{name: "a string input is one user message", rec: `{"model":"m","input":"hi"}`,
+			live: `{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`, bind: Bindings{}},
+		{name: "reasoning's encrypted content is not matched", rec: `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":"gAAAA1"}]}`,
+			live: `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":"gAAAA2"}]}`, bind: Bindings{}},
+		{name: "a chunk id of digits one run, of letters and digits the next", rec: `{"model":"m","input":[{"type":"function_call_output","call_id":"call_wpAAAAAAAAAA","output":"Chunk ID: 190737\nOutput:\nok"}]}`,
+			live: `{"model":"m","input":[{"type":"function_call_output","call_id":"call_wpAAAAAAAAAA","output":"Chunk ID: 7deced\nOutput:\nok"}]}`, bind: Bindings{"190737": "7deced"}},
+		{name: "the skills listed in another order", rec: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- openai-docs: docs\n- imagegen: images\n### How to use skills\n- a\n- b"}]}]}`,
+			live: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- imagegen: images\n- openai-docs: docs\n### How to use skills\n- a\n- b"}]}]}`, bind: Bindings{}},
+		{name: "other skills listed", rec: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- openai-docs: docs\n- imagegen: images\n### How to use skills\n- a"}]}]}`,
+			live: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- skill-creator: skills\n### How to use skills\n- a"}]}]}`, bind: Bindings{}},
+		{name: "another skills rule", rec: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- imagegen: images\n### How to use skills\n- a"}]}]}`,
+			live: `{"model":"m","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"<skills_instructions>\n### Available skills\n- imagegen: images\n### How to use skills\n- b"}]}]}`, path: "input[0].content[0].text"},
+		{name: "another instruction", rec: rec, live: strings.Replace(live, "be brief", "be long", 1), path: "instructions"},
+		{name: "a namespace's function more", rec: rec, live: strings.Replace(live, `{"type":"function","name":"delegate_task"}`, `{"type":"function","name":"delegate_task"},{"type":"function","name":"task_status"}`, 1), path: "tools[2]"},
+		{name: "another exit", rec: strings.Replace(rec, "session ID 20868", "exited with code 0", 1), live: strings.Replace(live, "session ID 7", "exited with code 1", 1), path: "input[2].output"},
+		{name: "one session polled as another", rec: rec, live: strings.Replace(live, `\"session_id\":7`, `\"session_id\":8`, 1), path: "input[3].arguments"},
+		{name: "an output answering another call", rec: rec, live: strings.Replace(live, `"call_id":"call_wpCCCCCCCCCC","output"`, `"call_id":"call_wpDDDDDDDDDD","output"`, 1), path: "input[4].call_id"},
+		{name: "an item more", rec: `{"model":"m","input":"hi"}`, live: `{"model":"m","input":[{"type":"message","role":"user","content":"hi"},{"type":"message","role":"assistant","content":"yo"}]}`, path: "input[1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bind := checkMatch(t, responsesShape(t, tc.rec), responsesShape(t, tc.live), tc.bind, tc.path)
+			if _, ok := tc.bind["session ID 20868"]; ok && bind.SessionID("20868") != "7" {
+				t.Errorf("SessionID(20868) = %q", bind.SessionID("20868"))
+			}
+		})
+	}
+}
+
+// TestParseResponsesShape: what a Responses request's shape keeps.
+func TestParseResponsesShape(t *testing.T) {
+	s, err := ParseShape(ResponsesPath, []byte(`{"model":"m","stream":true,"instructions":"x","tools":[{"type":"function","name":"a"},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"b"}]},{"type":"web_search"}],"input":"hi","prompt_cache_key":"k"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Shape{Path: ResponsesPath, Stream: true, Model: "m", list: "input", value: map[string]any{
+		"instructions": "x", "tools": []any{"a", "ns.b", "web_search"},
+		"input": []any{map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "hi"}}}}}}
+	if diff := cmp.Diff(want, s, cmp.AllowUnexported(Shape{})); diff != "" {
+		t.Errorf("shape (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`{"model":"m"}`, `{"model":"m","input":3}`, `[1]`, `{"input":"a"} {}`} {
+		if _, err := ParseShape(ResponsesPath, []byte(bad)); err == nil {
+			t.Errorf("%s: parsed", bad)
+		}
+	}
+}
+
+// FuzzParseResponsesShape: any body parses or fails cleanly, a parsed
+// request matches itself with every binding the identity, and a diff
+// against another has a path.
+func FuzzParseResponsesShape(f *testing.F) {
+	f.Add([]byte(`{"model":"m","input":[{"type":"function_call_output","call_id":"call_wpAAAAAAAAAA","output":"Wall time: 0.1 seconds\nProcess running with session ID 3"}],"tools":[{"type":"namespace","name":"n","tools":[{"name":"f"}]}]}`), []byte(`{"model":"m","input":"hi"}`))
+	f.Add([]byte(`{"input":[{"type":"function_call","arguments":"{\"session_id\":12}"}]}`), []byte(`{"input":{}}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) { fuzzMatch(t, ResponsesPath, a, b) })
+}
+
+// TestDiffShowsWhereStringsDiffer: a long string that differs far in is
+// shown from a little before its first difference.
+func TestDiffShowsWhereStringsDiffer(t *testing.T) {
+	long := strings.Repeat("a skill is a set of local instructions. ", 8)
+	_, d := Match(responsesShape(t, `{"model":"m","input":"`+long+`root /tmp/cc-a/x"}`), responsesShape(t, `{"model":"m","input":"`+long+`root /tmp/cc-b/x"}`))
+	if d == nil {
+		t.Fatal("matched")
+	}
+	want := &Diff{Path: "input[0].content[0].text", Recorded: `..."set of local instructions. root /tmp/cc-a/x"`,
+		Live: `..."set of local instructions. root /tmp/cc-b/x"`, Count: 1}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("diff (-want +got):\n%s", diff)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/model/anthropic"
+	"github.com/wireproof/wireproof/model/openai"
 	"github.com/wireproof/wireproof/protocol"
 )
 
@@ -138,7 +139,13 @@ func (h *Handler) logf(format string, args ...any) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
-	if !model.Routed(w, r) {
+	if r.URL.Path == ResponsesPath {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			openai.WriteError(w, openai.NewError(http.StatusMethodNotAllowed, openai.ErrInvalidRequest, "Method "+r.Method+" is not allowed on "+r.URL.Path+"; use POST", ""))
+			return
+		}
+	} else if !model.Routed(w, r) {
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -167,8 +174,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // describe is a live request in one line.
 func describe(s *Shape) string {
 	v, _ := s.value.(map[string]any)
-	msgs, _ := v["messages"].([]any)
 	tools, _ := v["tools"].([]any)
+	if s.list == "input" {
+		items, _ := v["input"].([]any)
+		return fmt.Sprintf("POST %s (%d input items, %d tools)", s.Path, len(items), len(tools))
+	}
+	msgs, _ := v["messages"].([]any)
 	return fmt.Sprintf("POST %s (%d messages, %d tools)", s.Path, len(msgs), len(tools))
 }
 
@@ -238,6 +249,10 @@ func (h *Handler) miss(w http.ResponseWriter, m Miss) {
 		h.o.OnMiss(m)
 	}
 	w.Header().Set(HeaderCassette, "miss")
+	if strings.HasPrefix(m.Request, "POST "+ResponsesPath) {
+		openai.WriteError(w, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, m.String(), ""))
+		return
+	}
 	anthropic.WriteError(w, anthropic.NewError(anthropic.ErrInvalidRequest, m.String()))
 }
 
@@ -248,8 +263,14 @@ func (h *Handler) miss(w http.ResponseWriter, m Miss) {
 // purpose, a cut) is played as recorded.
 func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, bind Bindings, arrived time.Time) {
 	x := call.Exchange
+	responses := call.Shape.Path == ResponsesPath
 	if x.Status == 0 {
-		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrAPI, "wireproof cassette: the recorded call "+call.Name()+" was never answered"))
+		msg := "wireproof cassette: the recorded call " + call.Name() + " was never answered"
+		if responses {
+			openai.WriteError(w, openai.NewError(http.StatusInternalServerError, openai.ErrServer, msg, ""))
+		} else {
+			anthropic.WriteError(w, anthropic.NewError(anthropic.ErrAPI, msg))
+		}
 		return
 	}
 	var raw []byte
@@ -259,8 +280,11 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 	mt, _, _ := mime.ParseMediaType(x.RespHeader.Get("Content-Type"))
 	sse := mt == "text/event-stream"
 	var events []anthropic.Event
+	var oevents []openai.Event
 	bound := raw
 	switch {
+	case sse && responses:
+		oevents = rebindResponses(raw, bind) // nil: nothing bound, or not whole (played as recorded)
 	case sse:
 		events = rebind(raw, bind) // nil: nothing bound, or not whole (played as recorded)
 	default:
@@ -305,19 +329,29 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 	}
 	w.WriteHeader(x.Status)
 	f, _ := w.(http.Flusher)
+	first, last := x.RespT, x.RespT
+	if len(x.Chunks) > 0 {
+		first, last = x.Chunks[0].T, x.Chunks[len(x.Chunks)-1].T
+	}
+	// at is the time of event i of n, spread over the recorded chunks'.
+	at := func(i, n int) int64 {
+		if n > 1 {
+			return first + (last-first)*int64(i)/int64(n-1)
+		}
+		return first
+	}
 	switch {
+	case oevents != nil:
+		sw := openai.NewStreamWriter(w)
+		for i, ev := range oevents {
+			if !wait(at(i, len(oevents))) || sw.Write(ev) != nil {
+				return
+			}
+		}
 	case events != nil:
 		sw := anthropic.NewStreamWriter(w)
-		first, last := x.RespT, x.RespT
-		if len(x.Chunks) > 0 {
-			first, last = x.Chunks[0].T, x.Chunks[len(x.Chunks)-1].T
-		}
 		for i, ev := range events {
-			t := first
-			if len(events) > 1 {
-				t = first + (last-first)*int64(i)/int64(len(events)-1)
-			}
-			if !wait(t) || sw.Write(ev) != nil {
+			if !wait(at(i, len(events))) || sw.Write(ev) != nil {
 				return
 			}
 		}
@@ -379,4 +413,69 @@ func rebind(raw []byte, bind Bindings) []anthropic.Event {
 		return nil
 	}
 	return anthropic.Events(msg, nil)
+}
+
+// rebindResponses is rebind for a Responses stream: it assembles the
+// recorded response, applies bind to its output items (ids, call ids,
+// message texts, function call arguments, an exec session's number in a
+// session_id argument) and returns the events that stream the bound
+// response; nil when nothing changed or the stream did not assemble whole.
+func rebindResponses(raw []byte, bind Bindings) []openai.Event {
+	if !bind.changes() {
+		return nil
+	}
+	asm, problems, err := openai.Assemble(strings.NewReader(string(raw)))
+	resp := asm.Response()
+	if err != nil || len(problems) > 0 || resp == nil || !asm.Complete() || asm.APIError() != nil {
+		return nil
+	}
+	changed := false
+	set := func(p *string, v string) {
+		if v != *p {
+			*p, changed = v, true
+		}
+	}
+	set(&resp.ID, bind.Apply(resp.ID))
+	for i := range resp.Output {
+		it := &resp.Output[i]
+		set(&it.ID, bind.Apply(it.ID))
+		set(&it.CallID, bind.Apply(it.CallID))
+		for k := range it.Content {
+			set(&it.Content[k].Text, bind.Apply(it.Content[k].Text))
+		}
+		if it.Arguments != "" {
+			if args := bindArguments(bind.Apply(it.Arguments), bind); json.Valid([]byte(args)) {
+				set(&it.Arguments, args)
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return openai.Events(resp, nil)
+}
+
+// bindArguments binds a function call's session_id argument (write_stdin's
+// exec session) to this run's session.
+func bindArguments(args string, bind Bindings) string {
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return args
+	}
+	n, ok := m["session_id"].(json.Number)
+	if !ok {
+		return args
+	}
+	live := bind.SessionID(n.String())
+	if live == n.String() {
+		return args
+	}
+	m["session_id"] = json.Number(live)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return string(b)
 }
