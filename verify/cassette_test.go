@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/model"
 	"github.com/wireproof/wireproof/verify"
@@ -185,6 +186,13 @@ func triageSuites(v assert.Verdict) string {
 // Together the four runs play every call of the directory.
 func TestModelCassetteAllScenarios(t *testing.T) {
 	cli := claudeCLI(t)
+	cassetteAllScenarios(t, cli, func(events []bundle.Event) int { return bundleSides(t, events).model })
+}
+
+// cassetteAllScenarios is TestModelCassetteAllScenarios with the real CLI
+// cli, whose model calls in a bundle's events modelCalls counts.
+func cassetteAllScenarios(t *testing.T, cli string, modelCalls func([]bundle.Event) int) {
+	t.Helper()
 	recDir := filepath.Join(t.TempDir(), "tape")
 	rec := exec.Command(wireproofBin, "verify", "--scenario", "all", "--provider-cli", cli, "--timeout", "180", "--out", recDir)
 	rec.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
@@ -202,7 +210,7 @@ func TestModelCassetteAllScenarios(t *testing.T) {
 			t.Fatalf("recording %s: %s (%s)", e.Scenario, e.Status, e.Check)
 		}
 		_, events := readBundle(t, e.Bundle)
-		calls := bundleSides(t, events).model
+		calls := modelCalls(events)
 		if calls == 0 {
 			t.Fatalf("recording %s holds no model call", e.Scenario)
 		}

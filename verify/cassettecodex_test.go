@@ -76,3 +76,12 @@ func TestModelCassetteCodex(t *testing.T) {
 		t.Errorf("the verdict's conformance suite does not fail %s with the miss explained: %+v", assert.CheckModelCassetteMiss, miss.Verdict.Suites)
 	}
 }
+
+// TestModelCassetteCodexAllScenarios is TestModelCassetteAllScenarios with
+// the real Codex CLI: --scenario all recorded once against the scripted
+// Responses API, then each scenario run again from that directory with
+// --strict, passing with its recorded verdict, playing its own calls once
+// with nothing missed, reproduced by replay.
+func TestModelCassetteCodexAllScenarios(t *testing.T) {
+	cassetteAllScenarios(t, testkit.CodexCLI(t, ".."), responsesCalls)
+}

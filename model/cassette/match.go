@@ -171,8 +171,8 @@ func wordClass(w string) string {
 // input items whole (messages with their parts, function calls with their
 // call ids, names and arguments, function call outputs), a string input
 // being one user message; reasoning's encrypted_content, the skills the
-// CLI lists (dropSkills), its prompt_cache_key and session headers are not
-// matched.
+// CLI lists (its <skills_instructions>, dropSkills), its prompt_cache_key
+// and session headers are not matched.
 type Shape struct {
 	Path   string
 	Stream bool
@@ -303,42 +303,27 @@ func normItem(v any) any {
 	return out
 }
 
-// skillsIntro starts the Codex CLI's list of skills, a developer
-// message's part; skillsList heads the skills it lists.
-const (
-	skillsIntro = "<skills_instructions>"
-	skillsList  = "### Available skills"
-)
+// skillsIntro starts the Codex CLI's list of skills, a part of a
+// developer message.
+const skillsIntro = "<skills_instructions>"
 
-// dropSkills leaves the lines of the skills listed ("- name: ...") out of
-// a <skills_instructions> part of content: the Codex CLI lists the skills
-// it has unpacked into its home so far, in an order of its own, so the
-// list is another one run to run.
+// dropSkills leaves the <skills_instructions> parts out of content: the
+// Codex CLI lists the skills it has unpacked into its home so far, in an
+// order of its own, so the list is another one run to run, or not there
+// yet.
 func dropSkills(content any) any {
 	parts, ok := content.([]any)
 	if !ok {
 		return content
 	}
-	out := make([]any, len(parts))
-	for i, p := range parts {
-		out[i] = p
-		m, ok := p.(map[string]any)
-		text, _ := m["text"].(string)
-		if !ok || !strings.HasPrefix(text, skillsIntro) {
-			continue
-		}
-		var kept []string
-		listed := false
-		for _, line := range strings.Split(text, "\n") {
-			if listed && strings.HasPrefix(line, "- ") {
+	out := make([]any, 0, len(parts))
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok {
+			if text, _ := m["text"].(string); strings.HasPrefix(text, skillsIntro) {
 				continue
 			}
-			listed = line == skillsList
-			kept = append(kept, line)
 		}
-		dropped := maps.Clone(m)
-		dropped["text"] = strings.Join(kept, "\n")
-		out[i] = dropped
+		out = append(out, p)
 	}
 	return out
 }
