@@ -257,7 +257,7 @@ func (d *HTTPDecoder) Stop(at *bundle.Event, why string, emit Emit) {
 		delete(d.scopes, key)
 		endCalls(JSONRPC, at, emit, takeCalls(nil, s.calls[:]...))
 	}
-	d.model.unansweredCalls(at, emit)
+	d.model.unansweredCalls(at, why != WhyCut, emit)
 }
 
 // sseParser splits a text/event-stream body into events as its chunks

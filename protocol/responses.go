@@ -204,8 +204,10 @@ func (d *modelCalls) rememberResponse(r *openai.Response, conn string, seq uint6
 // end one End event each (protocol OpenAI, no call; Model.Unanswered names
 // the call and the answer that made it), in the order they were made. A
 // stop at the server's exit (at is its proc.exit) reports none: the server
-// stopping cut them off, not the client. Either way they are forgotten.
-func (d *modelCalls) unansweredCalls(at *bundle.Event, emit Emit) {
+// stopping cut them off, not the client; nor does the end of a bundle cut
+// short (report false: the answer may have come after the cut). Either way
+// they are forgotten.
+func (d *modelCalls) unansweredCalls(at *bundle.Event, report bool, emit Emit) {
 	var calls []ToolAnswer
 	for id, a := range d.pending {
 		if a.Protocol == OpenAI {
@@ -213,7 +215,7 @@ func (d *modelCalls) unansweredCalls(at *bundle.Event, emit Emit) {
 			delete(d.pending, id)
 		}
 	}
-	if at.Kind == bundle.KindProcExit {
+	if at.Kind == bundle.KindProcExit || !report {
 		return
 	}
 	sort.Slice(calls, func(i, j int) bool {

@@ -233,6 +233,11 @@ func (r *Router) ServerStopping(at *bundle.Event) {
 	}
 }
 
+// WhyCut is the why of a Stop at the end of a bundle cut short (no
+// trailer: a killed recorder): what the traffic did after the cut is not
+// known, so no decoder judges what only the rest could have answered.
+const WhyCut = "the bundle was cut short"
+
 // Stop ends the open calls of every decoder (see Decoder.Stop); the ends
 // it emits say why (Event.Why).
 func (r *Router) Stop(at *bundle.Event, why string) {

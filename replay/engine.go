@@ -104,6 +104,9 @@ func (e *SeqGapError) Error() string {
 // concurrent use; see Live.
 type Engine struct {
 	maxBody, maxErrs int
+	// cut: the bundle ended without its trailer (Session.Result), so its
+	// end is where the recording was cut, not where the traffic ended.
+	cut bool
 
 	started bool
 	next    uint64
@@ -483,9 +486,19 @@ func (e *Engine) Verdict() assert.Verdict {
 	return v
 }
 
+// endWhy is why the decoders' open calls end at the end of the stream: a
+// bundle cut short (protocol.WhyCut) leaves undecided what only a whole
+// recording can show.
+func (e *Engine) endWhy() string {
+	if e.cut {
+		return protocol.WhyCut
+	}
+	return "the bundle ended"
+}
+
 func (e *Engine) finalize() {
 	if !e.conf.done {
-		e.router.Stop(&bundle.Event{Seq: e.lastSeq, T: e.lastT}, "the bundle ended")
+		e.router.Stop(&bundle.Event{Seq: e.lastSeq, T: e.lastT}, e.endWhy())
 		e.conf.done = true
 	}
 	if e.decided() {

@@ -171,6 +171,7 @@ func (s *Session) Feed(ev *bundle.Event, lineLen int) error {
 func (s *Session) Result(truncated bool, reason string) *Result {
 	res, e := s.res, s.e
 	res.Truncated, res.TruncatedReason = truncated, reason
+	e.cut = truncated
 	res.Verdict = e.Verdict()
 	if res.Verdict.Scenario != "" {
 		res.Scenario = string(res.Verdict.Scenario)

@@ -156,6 +156,6 @@ func (e *Engine) tapEnd() {
 	e.tapRelease()
 	t.tapping = true
 	defer func() { t.tapping = false }()
-	e.router.Stop(&t.last, "the bundle ended")
+	e.router.Stop(&t.last, e.endWhy())
 	e.corr.End(&t.last)
 }
