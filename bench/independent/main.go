@@ -1,11 +1,16 @@
 // Command independent measures the recording proxy from outside, as a user
-// would: a coder/websocket client against a plain sink and echo server, and
-// the same client and servers through `wireproof record` run as its own
-// process; and 8 concurrent HTTP clients fetching a 20 KiB JSON response
-// through `wireproof record` and through httputil.ReverseProxy, also run as
-// its own process (this program re-executed). Of wireproof it links only the
-// benchmarks' ends (bench/internal/ends: the servers and the traffic), none
-// of the recording code: what it measures is the built binary.
+// would: a coder/websocket client against a plain sink and echo server run as
+// a process of their own, and the same client and servers through `wireproof
+// record`, also its own process; and 8 concurrent HTTP clients fetching a
+// 20 KiB JSON response from that server process through `wireproof record`
+// and through httputil.ReverseProxy, run as its own process too. Client,
+// proxy and server are three processes, as they are where the recorder is
+// used, so the direct figures cross one process hop and the proxied ones
+// two. The same servers in the client's own process are measured too, as
+// reference lines (a direct connection with no process hop at all). Of
+// wireproof it links only the benchmarks' ends (bench/internal/ends: the
+// servers and the traffic), none of the recording code: what it measures is
+// the built binary.
 //
 // Each run is one round: it prints its figures in `go test -bench`'s format
 // (BenchmarkIndependent...), so bench/run.sh runs it once per round after the
@@ -45,10 +50,18 @@ import (
 func main() {
 	bin := flag.String("wireproof", os.Getenv("WIREPROOF_BIN"), "the wireproof binary to run `wireproof record` from")
 	rp := flag.String("serve-reverseproxy", "", "serve httputil.ReverseProxy to this upstream and print its URL (the program's own child)")
+	serveEnds := flag.Bool("serve-ends", false, "serve the sink (/sink), the echo (/echo) and the JSON API (every other path) and print their URL (the program's own child)")
 	messages := flag.Int("messages", 32<<10, "1 KiB messages sent one way, each way")
 	trips := flag.Int("trips", 400, "echo round trips per block; 5 blocks alternate the two ways")
 	requests := flag.Int("requests", 20000, "HTTP requests each way")
 	flag.Parse()
+	if *serveEnds {
+		if err := serveUntilSignalled(endsHandler()); err != nil {
+			fmt.Fprintln(os.Stderr, "independent:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *rp != "" {
 		if err := serveReverseProxy(*rp); err != nil {
 			fmt.Fprintln(os.Stderr, "independent:", err)
@@ -81,6 +94,9 @@ type round struct {
 	// reverseProxy runs httputil.ReverseProxy to upstream as a process that
 	// prints its URL (nil: this program with -serve-reverseproxy).
 	reverseProxy func(upstream string) (*exec.Cmd, error)
+	// ends serves endsHandler as a process that prints its URL (nil: this
+	// program with -serve-ends).
+	ends func() (*exec.Cmd, error)
 }
 
 // run measures one round and prints it to w.
@@ -95,24 +111,45 @@ func run(w io.Writer, r round) error {
 			return exec.Command(self, "-serve-reverseproxy", upstream), nil
 		}
 	}
-	sink, echo, jsonSrv := serve(ends.Sink()), serve(ends.Echo()), serve(ends.JSON(ends.JSONBody()))
-	defer sink.Close()
-	defer echo.Close()
-	defer jsonSrv.Close()
-
-	fmt.Fprintln(w, "goos: independent")
-	wsProxy, err := startChild(exec.Command(bin, "record", "--upstream", "http://"+sink.Addr().String(), "-o", filepath.Join(dir, "sink.zst")))
+	if r.ends == nil {
+		r.ends = func() (*exec.Cmd, error) {
+			self, err := os.Executable()
+			if err != nil {
+				return nil, err
+			}
+			return exec.Command(self, "-serve-ends"), nil
+		}
+	}
+	endsCmd, err := r.ends()
 	if err != nil {
 		return err
 	}
-	direct, err := oneWay("http://"+sink.Addr().String(), messages)
+	server, err := startChild(endsCmd)
+	if err != nil {
+		return err
+	}
+	defer server.stop()
+	upstream := server.url
+	// The same ends in this process: the reference with no process hop.
+	near := serve(endsHandler())
+	defer near.Close()
+	inProcess := "http://" + near.Addr().String()
+
+	fmt.Fprintln(w, "goos: independent")
+	wsProxy, err := startChild(exec.Command(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "sink.zst")))
+	if err != nil {
+		return err
+	}
+	direct, err := oneWay(upstream, messages)
+	var recorded, near1 float64
+	var proxyCPU time.Duration
 	if err == nil {
-		var recorded float64
 		cpu0 := wsProxy.cpu()
-		if recorded, err = oneWay(wsProxy.url, messages); err == nil {
-			fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/direct 1 %.2f MB/s\n", direct)
-			fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/msg\n", recorded, float64(wsProxy.cpu()-cpu0)/float64(messages))
-		}
+		recorded, err = oneWay(wsProxy.url, messages)
+		proxyCPU = wsProxy.cpu() - cpu0
+	}
+	if err == nil {
+		near1, err = oneWay(inProcess, messages)
 	}
 	if serr := wsProxy.stop(); err == nil {
 		err = serr
@@ -120,16 +157,19 @@ func run(w io.Writer, r round) error {
 	if err != nil {
 		return fmt.Errorf("one way: %w", err)
 	}
+	fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/direct 1 %.2f MB/s\n", direct)
+	fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/msg\n", recorded, float64(proxyCPU)/float64(messages))
+	fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/inprocess 1 %.2f MB/s\n", near1)
 
 	// The echo also crosses httputil.ReverseProxy run as its own process (it
 	// relays the WebSocket upgrade), a reference for what any proxy process
-	// adds to a round trip: the direct echo's client and server share this
-	// process, a proxied one wakes another process twice per trip.
-	echoProxy, err := startChild(exec.Command(bin, "record", "--upstream", "http://"+echo.Addr().String(), "-o", filepath.Join(dir, "echo.zst")))
+	// adds to a round trip (a proxied trip wakes a third process twice), and
+	// reaches the echo in this process, with no process hop at all.
+	echoProxy, err := startChild(exec.Command(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "echo.zst")))
 	if err != nil {
 		return err
 	}
-	echoRPCmd, err := r.reverseProxy("http://" + echo.Addr().String())
+	echoRPCmd, err := r.reverseProxy(upstream)
 	if err != nil {
 		echoProxy.stop()
 		return err
@@ -139,7 +179,7 @@ func run(w io.Writer, r round) error {
 		echoProxy.stop()
 		return err
 	}
-	lat, err := echoTrips([]string{"http://" + echo.Addr().String(), echoProxy.url, echoRP.url}, trips)
+	lat, err := echoTrips([]string{upstream, echoProxy.url, echoRP.url, inProcess}, trips)
 	for _, c := range []*child{echoProxy, echoRP} {
 		if serr := c.stop(); err == nil {
 			err = serr
@@ -148,13 +188,12 @@ func run(w io.Writer, r round) error {
 	if err != nil {
 		return fmt.Errorf("echo: %w", err)
 	}
-	for i, name := range []string{"direct", "recorded", "reverseproxy"} {
+	for i, name := range []string{"direct", "recorded", "reverseproxy", "inprocess"} {
 		l := lat[i]
 		slices.Sort(l)
 		fmt.Fprintf(w, "BenchmarkIndependentWSEcho/%s 1 %d p50-ns %d p99-ns\n", name, l[len(l)/2].Nanoseconds(), l[len(l)*99/100].Nanoseconds())
 	}
 
-	upstream := "http://" + jsonSrv.Addr().String()
 	rpCmd, err := r.reverseProxy(upstream)
 	if err != nil {
 		return err
@@ -194,6 +233,16 @@ func run(w io.Writer, r round) error {
 // clockTick is the unit of /proc/PID/stat's CPU times (USER_HZ, 100 on
 // Linux).
 const clockTick = 10 * time.Millisecond
+
+// endsHandler serves the sink at /sink, the echo at /echo and the JSON API
+// at every other path.
+func endsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/sink", ends.Sink())
+	mux.Handle("/echo", ends.Echo())
+	mux.Handle("/", ends.JSON(ends.JSONBody()))
+	return mux
+}
 
 // serve serves h on a loopback port until closed.
 func serve(h http.Handler) net.Listener {
@@ -325,12 +374,18 @@ func serveReverseProxy(upstream string) error {
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+	return serveUntilSignalled(rp)
+}
+
+// serveUntilSignalled serves h on a loopback port, having printed its URL,
+// until it is signalled: a child of this program.
+func serveUntilSignalled(h http.Handler) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	fmt.Println("http://" + ln.Addr().String())
-	srv := &http.Server{Handler: rp}
+	srv := &http.Server{Handler: h}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
@@ -371,11 +426,36 @@ func startChild(cmd *exec.Cmd) (*child, error) {
 	return &child{cmd: cmd, url: strings.TrimSpace(line), stderr: &stderr}, nil
 }
 
-// cpu is the CPU time (user and system) the child has used so far, from
-// /proc (Linux; zero elsewhere), in clock ticks of 10 ms: what the proxy
-// costs per message or request, whatever else the machine is doing.
+// cpu is the CPU time the child has used so far, whatever else the machine
+// is doing: what the proxy costs per message or request. On Linux it is the
+// sum over the child's threads of the time each has run, in nanoseconds
+// (/proc/PID/task/TID/schedstat; a Go program's threads live as long as it
+// does), or else the process's user and system time in clock ticks of 10 ms
+// (/proc/PID/stat); zero elsewhere.
 func (c *child) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	pid := c.cmd.Process.Pid
+	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err == nil {
+		var sum time.Duration
+		ok := len(tasks) > 0
+		for _, t := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+			f := strings.Fields(string(b))
+			if err != nil || len(f) == 0 {
+				ok = false
+				break
+			}
+			ns, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				ok = false
+				break
+			}
+			sum += time.Duration(ns)
+		}
+		if ok {
+			return sum
+		}
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}

@@ -24,6 +24,14 @@ func TestMain(m *testing.M) {
 			}
 			return 0
 		},
+		// The sink, echo and JSON API, as the program's -serve-ends child.
+		"ends": func() int {
+			if err := serveUntilSignalled(endsHandler()); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			return 0
+		},
 	}})
 }
 
@@ -41,16 +49,19 @@ func TestOneRound(t *testing.T) {
 	dir := t.TempDir()
 	var out strings.Builder
 	err := run(&out, round{wireproof: bin, dir: dir, messages: messages, trips: trips, requests: requests,
-		reverseProxy: func(upstream string) (*exec.Cmd, error) { return testkit.HelperCommand("reverseproxy", upstream), nil }})
+		reverseProxy: func(upstream string) (*exec.Cmd, error) { return testkit.HelperCommand("reverseproxy", upstream), nil },
+		ends:         func() (*exec.Cmd, error) { return testkit.HelperCommand("ends"), nil }})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	figures := map[string]string{
 		"BenchmarkIndependentWSOneWay/direct":       "MB/s",
 		"BenchmarkIndependentWSOneWay/recorded":     "proxy-cpu-ns/msg",
+		"BenchmarkIndependentWSOneWay/inprocess":    "MB/s",
 		"BenchmarkIndependentWSEcho/direct":         "p99-ns",
 		"BenchmarkIndependentWSEcho/recorded":       "p99-ns",
 		"BenchmarkIndependentWSEcho/reverseproxy":   "p99-ns",
+		"BenchmarkIndependentWSEcho/inprocess":      "p99-ns",
 		"BenchmarkIndependentHTTPJSON/reverseproxy": "proxy-cpu-ns/req",
 		"BenchmarkIndependentHTTPJSON/recorded":     "proxy-cpu-ns/req",
 	}

@@ -154,9 +154,11 @@ var lines = []line{
 	// bench/independent: a coder/websocket client and plain servers, and
 	// `wireproof record` and httputil.ReverseProxy each run as a process.
 	{name: "independent: ws 1KiB one-way, recorded vs direct", bench: "BenchmarkIndependentWSOneWay/recorded", baseBench: "BenchmarkIndependentWSOneWay/direct", metric: "MB/s", higherIsBetter: true, target: 0.80, unit: "MB/s"},
+	{name: "independent: ws 1KiB one-way, recorded vs in-process (ref)", bench: "BenchmarkIndependentWSOneWay/recorded", baseBench: "BenchmarkIndependentWSOneWay/inprocess", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
 	{name: "independent: ws 1KiB one-way, proxy CPU per message", bench: "BenchmarkIndependentWSOneWay/recorded", metric: "proxy-cpu-ns/msg", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, target: 3, unit: "ns"},
 	{name: "independent: ws echo p99, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
+	{name: "independent: ws echo p50, recorded/in-process (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/inprocess", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, ReverseProxy/direct (ref)", bench: "BenchmarkIndependentWSEcho/reverseproxy", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, recorded/ReverseProxy (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/reverseproxy", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: http 20KiB json x8, rec vs ReverseProxy", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.9, unit: "MB/s"},
