@@ -108,9 +108,14 @@ type envelope struct {
 // line left open by the previous frame of the same direction), or the
 // elements of a JSON array, or the frame itself.
 func splitFrame(data []byte, ndjson bool, buf *[]byte) [][]byte {
+	return appendFrame(nil, data, ndjson, buf)
+}
+
+// appendFrame is splitFrame appending to out. An ndjson line or an array
+// element is a copy; a frame that is one message is data itself.
+func appendFrame(out [][]byte, data []byte, ndjson bool, buf *[]byte) [][]byte {
 	if ndjson {
 		*buf = append(*buf, data...)
-		var out [][]byte
 		for {
 			i := bytes.IndexByte(*buf, '\n')
 			if i < 0 {
@@ -130,14 +135,13 @@ func splitFrame(data []byte, ndjson bool, buf *[]byte) [][]byte {
 	if len(b) > 0 && b[0] == '[' {
 		var elems []json.RawMessage
 		if json.Unmarshal(b, &elems) == nil {
-			out := make([][]byte, len(elems))
-			for i, e := range elems {
-				out[i] = e
+			for _, e := range elems {
+				out = append(out, e)
 			}
 			return out
 		}
 	}
-	return [][]byte{data}
+	return append(out, data)
 }
 
 // newScript decodes a recorded connection.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -107,8 +108,13 @@ type session struct {
 	clientN  int         // client messages received
 	clientAt []time.Time // when each arrived
 	calls    map[string]*liveCall
-	changed  chan struct{} // closed and replaced whenever the above change
+	changed  chan struct{} // closed and replaced whenever the above change, once waited on
+	waited   bool          // changed was handed to a waiter since it was made
 	ndbuf    []byte
+
+	// Read by the goroutine reading the client (readLoop, playRaw) only.
+	rbuf []byte   // the client's last message, reused for the next
+	msgs [][]byte // its messages (splitFrame), reused
 }
 
 // liveCall is a recorded call being played to a client's request.
@@ -122,9 +128,14 @@ type liveCall struct {
 }
 
 // signal wakes everything waiting on the session's state. Caller holds mu.
+// A channel nobody took is left open: nothing waits on it.
 func (s *session) signal() {
+	if !s.waited {
+		return
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
+	s.waited = false
 }
 
 // waitFor waits until cond (called with mu held) is true, and returns false
@@ -137,6 +148,7 @@ func (s *session) waitFor(cond func() bool) bool {
 			return true
 		}
 		ch := s.changed
+		s.waited = true
 		s.mu.Unlock()
 		select {
 		case <-ch:
@@ -146,11 +158,51 @@ func (s *session) waitFor(cond func() bool) bool {
 	}
 }
 
+// write sends one message. The connection's reads and writes take no
+// context of their own (a cancellable one costs coder/websocket a
+// context.AfterFunc per frame): the session's context closes the connection
+// when it ends (run), which ends a write or read in progress as the
+// context would.
 func (s *session) write(typ websocket.MessageType, b []byte) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	return s.c.Write(s.ctx, typ, b)
+	return s.c.Write(context.Background(), typ, b)
 }
+
+// read reads the client's next message into the session's buffer: what it
+// returns is valid until the next read, and whatever keeps a part of it
+// copies it.
+func (s *session) read() (websocket.MessageType, []byte, error) {
+	typ, r, err := s.c.Reader(context.Background())
+	if err != nil {
+		return 0, nil, err
+	}
+	b := s.rbuf[:0]
+	if b == nil {
+		b = make([]byte, 0, 512)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	if cap(b) <= maxKeptReadBuffer {
+		s.rbuf = b
+	}
+	return typ, b, nil
+}
+
+// maxKeptReadBuffer is the largest read buffer a session keeps for the next
+// message: one big message does not pin its size for the connection's life.
+const maxKeptReadBuffer = 1 << 20
 
 // send writes one server message in the connection's framing.
 func (s *session) send(raw []byte) error {
@@ -165,6 +217,16 @@ func (s *session) run() {
 	s.ctx, s.cancel = context.WithCancel(s.p.ctx)
 	s.start = time.Now()
 	defer s.cancel()
+	closed := make(chan struct{})
+	stop := context.AfterFunc(s.ctx, func() {
+		s.c.CloseNow()
+		close(closed)
+	})
+	defer func() {
+		if !stop() {
+			<-closed
+		}
+	}()
 	if s.sc.proto == protoRaw {
 		s.playRaw()
 	} else {
@@ -180,7 +242,7 @@ func (s *session) run() {
 // readLoop reads the client's messages until it closes.
 func (s *session) readLoop() {
 	for {
-		typ, data, err := s.c.Read(s.ctx)
+		typ, data, err := s.read()
 		if err != nil {
 			s.readEnded(err)
 			return
@@ -192,9 +254,9 @@ func (s *session) readLoop() {
 			continue
 		}
 		s.mu.Lock()
-		msgs := splitFrame(data, s.sc.ndjson, &s.ndbuf)
+		s.msgs = appendFrame(s.msgs[:0], data, s.sc.ndjson, &s.ndbuf)
 		s.mu.Unlock()
-		for _, raw := range msgs {
+		for _, raw := range s.msgs {
 			s.clientMessage(now, raw)
 		}
 	}
@@ -237,7 +299,7 @@ func (s *session) playRaw() {
 		return true
 	}
 	for k := 0; serve(); k++ {
-		_, data, err := s.c.Read(s.ctx)
+		_, data, err := s.read()
 		if err != nil {
 			s.readEnded(err)
 			return
