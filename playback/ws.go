@@ -112,6 +112,15 @@ type session struct {
 	waited   bool          // changed was handed to a waiter since it was made
 	ndbuf    []byte
 
+	// With Timing.Fast, the server's own messages (sc.loose) are sent by
+	// whoever holds looseBusy: the goroutine reading the client, when no
+	// call is playing, or else playLooseFast, woken by looseWake.
+	fast        bool
+	looseNext   int  // the next to send
+	looseBusy   bool // someone is sending them
+	looseFailed bool // a send failed: no more are sent
+	looseWake   chan struct{}
+
 	// Read by the goroutine reading the client (readLoop, playRaw) only.
 	rbuf []byte   // the client's last message, reused for the next
 	msgs [][]byte // its messages (splitFrame), reused
@@ -227,9 +236,17 @@ func (s *session) run() {
 			<-closed
 		}
 	}()
-	if s.sc.proto == protoRaw {
+	switch {
+	case s.sc.proto == protoRaw:
 		s.playRaw()
-	} else {
+	case s.p.opts.Timing.Fast:
+		s.fast = true
+		s.looseWake = make(chan struct{}, 1)
+		s.wg.Add(1)
+		go s.playLooseFast()
+		s.wakeLoose() // what the server sent before the client's first message
+		s.readLoop()
+	default:
 		s.wg.Add(1)
 		go s.playLoose()
 		s.readLoop()
@@ -251,6 +268,7 @@ func (s *session) readLoop() {
 		if typ == websocket.MessageBinary {
 			s.clientMessage(now, nil)
 			s.malformed(binaryMessage(data), "a binary frame: "+s.sc.proto.String()+" is spoken in text frames")
+			s.sendLoose()
 			continue
 		}
 		s.mu.Lock()
@@ -258,6 +276,7 @@ func (s *session) readLoop() {
 		s.mu.Unlock()
 		for _, raw := range s.msgs {
 			s.clientMessage(now, raw)
+			s.sendLoose()
 		}
 	}
 }
@@ -338,6 +357,78 @@ func (s *session) compareRaw(k int, m wireMsg, got []byte) {
 		Closest: "message " + itoa(k+1) + " of " + s.sc.conn.ID + ": " + oneLine(string(m.Raw), 200), ClosestSeq: cmp.Or(m.Seq, s.sc.conn.Seq),
 		Diff: explain(rec.Body, live.Body),
 	})
+}
+
+// sendLoose sends, with Timing.Fast, the server's own messages (those
+// answering no call) that the client messages received so far have made
+// due. When no call is playing, nothing else is sent beside them, so the
+// goroutine reading the client sends them itself, as playRaw does, and no
+// goroutine is woken for every client message; else playLooseFast sends
+// them, beside the calls' replies, as playLoose would. Without Timing.Fast
+// it does nothing: playLoose plays them with their gaps.
+func (s *session) sendLoose() {
+	if !s.fast {
+		return
+	}
+	s.mu.Lock()
+	calls := len(s.calls)
+	s.mu.Unlock()
+	if calls > 0 || !s.sendDueLoose() {
+		s.wakeLoose()
+	}
+}
+
+// wakeLoose has playLooseFast send what is due.
+func (s *session) wakeLoose() {
+	select {
+	case s.looseWake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// playLooseFast sends the server's own messages the goroutine reading the
+// client leaves to it (wakeLoose), until the session ends.
+func (s *session) playLooseFast() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.looseWake:
+		case <-s.ctx.Done():
+			return
+		}
+		// If the goroutine reading the client is sending them, it wakes
+		// this one again when it leaves any.
+		s.sendDueLoose()
+	}
+}
+
+// sendDueLoose sends the loose messages due now, in recorded order, and
+// reports false when someone else is sending them (looseBusy).
+func (s *session) sendDueLoose() bool {
+	loose := s.sc.loose
+	s.mu.Lock()
+	if s.looseBusy {
+		s.mu.Unlock()
+		return false
+	}
+	s.looseBusy = true
+	for !s.looseFailed && s.looseNext < len(loose) && loose[s.looseNext].After <= s.clientN {
+		l := loose[s.looseNext]
+		s.mu.Unlock()
+		err := s.ctx.Err()
+		if err == nil {
+			err = s.send(s.p.ids.apply(l.Raw))
+		}
+		s.mu.Lock()
+		if err != nil {
+			s.looseFailed = true
+			break
+		}
+		s.looseNext++
+	}
+	s.looseBusy = false
+	s.mu.Unlock()
+	return true
 }
 
 // playLoose sends the server's own messages (those answering no call) after

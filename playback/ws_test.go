@@ -397,3 +397,96 @@ func TestUnplayedCallsHaveTheirSeqs(t *testing.T) {
 		t.Errorf("never-played calls' seqs (-requests' events +report):\n%s\n%s", diff, rep.Summary())
 	}
 }
+
+// TestServerMessagesFollowTheirCause: what the server sent on its own (no
+// call's reply) is played after the client message recorded before it and
+// not sooner, in recorded order, beside a call that is playing and with
+// none, in every timing: a Ping sent after a message is answered before
+// what the next message caused, and a call's reply that waits for the
+// client's Ack is not overtaken.
+func TestServerMessagesFollowTheirCause(t *testing.T) {
+	server := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		c.Write(ctx, websocket.MessageText, []byte(`{"_tag":"Chunk","requestId":"0","values":["hello"]}`))
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var m effectrpc.Message
+			json.Unmarshal(b, &m)
+			var out []string
+			switch m.Tag {
+			case effectrpc.TagPing:
+				out = []string{`{"_tag":"Pong"}`}
+			case effectrpc.TagRequest:
+				out = []string{`{"_tag":"Chunk","requestId":"` + m.ID.Key() + `","values":["held"]}`}
+			case effectrpc.TagAck:
+				out = []string{`{"_tag":"Exit","requestId":"` + m.RequestID.Key() + `","exit":{"_tag":"Success","value":"released"}}`}
+			case effectrpc.TagChunk:
+				out = []string{string(b)}
+				if bytes.Contains(b, []byte("twice")) {
+					out = append(out, string(b))
+				}
+			}
+			for _, o := range out {
+				c.Write(ctx, websocket.MessageText, []byte(o))
+			}
+		}
+	})
+	chunk := func(id, v string) string { return `{"_tag":"Chunk","requestId":"` + id + `","values":["` + v + `"]}` }
+	steps := []struct{ send, want []string }{
+		{nil, []string{chunk("0", "hello")}},
+		{[]string{chunk("1", "twice")}, []string{chunk("1", "twice"), chunk("1", "twice")}},
+		{[]string{`{"_tag":"Ping"}`}, []string{`{"_tag":"Pong"}`}},
+		{[]string{chunk("2", "b")}, []string{chunk("2", "b")}},
+		{[]string{`{"_tag":"Request","id":"5","tag":"hold","payload":{},"headers":[]}`}, []string{chunk("5", "held")}},
+		{[]string{chunk("3", "while held")}, []string{chunk("3", "while held")}},
+		{[]string{`{"_tag":"Ack","requestId":"5"}`}, []string{`{"_tag":"Exit","requestId":"5","exit":{"_tag":"Success","value":"released"}}`}},
+		{[]string{chunk("4", "after")}, []string{chunk("4", "after")}},
+		{[]string{`{"_tag":"Ping"}`}, []string{`{"_tag":"Pong"}`}},
+	}
+	drive := func(t *testing.T, base string) {
+		ctx := t.Context()
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/rpc", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+		for i, st := range steps {
+			for _, m := range st.send {
+				if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, want := range st.want {
+				_, b, err := c.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(b) != want {
+					t.Fatalf("step %d: read %s, want %s", i, b, want)
+				}
+			}
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+	}
+	path := recordSession(t, server, func(base string) { drive(t, base) })
+	for _, timing := range []Timing{{Fast: true}, {Speed: 10}} {
+		t.Run(timing.String(), func(t *testing.T) {
+			srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: timing}})
+			for range 3 { // a reconnection plays it again
+				drive(t, srv.URL)
+			}
+			rep, _ := srv.Close(context.Background())
+			if len(rep.Misses) != 0 || rep.Played != 2 || rep.Repeated != 4 {
+				t.Errorf("report %+v: want the connection and its call played, each again twice, no miss", rep)
+			}
+		})
+	}
+}
