@@ -177,24 +177,27 @@ func (s *wsStream) abandon() {
 // payload follows payload bytes of the current frame.
 func (s *wsStream) payload(p []byte) {
 	if s.h.Op.IsControl() {
-		n := len(s.ctl)
-		s.ctl = append(s.ctl, p...)
-		if s.h.Masked {
-			wsframe.Mask(s.ctl[n:], s.h.Mask, s.pos)
-		}
+		s.ctl = s.appendUnmasked(s.ctl, p)
 		s.pos += int64(len(p))
 		return
 	}
 	s.msgSize += int64(len(p))
 	if room := s.maxBytes - int64(len(s.msg)); room > 0 {
-		keep := p[:min(int64(len(p)), room)]
-		n := len(s.msg)
-		s.msg = append(s.msg, keep...)
-		if s.h.Masked {
-			wsframe.Mask(s.msg[n:], s.h.Mask, s.pos)
-		}
+		s.msg = s.appendUnmasked(s.msg, p[:min(int64(len(p)), room)])
 	}
 	s.pos += int64(len(p))
+}
+
+// appendUnmasked appends p, payload bytes of the current frame at s.pos, to
+// b, unmasking them as they are copied.
+func (s *wsStream) appendUnmasked(b, p []byte) []byte {
+	if !s.h.Masked {
+		return append(b, p...)
+	}
+	n := len(b)
+	b = slices.Grow(b, len(p))[:n+len(p)]
+	wsframe.MaskCopy(b[n:], p, s.h.Mask, s.pos)
+	return b
 }
 
 // endFrame records what the frame that just ended completed.

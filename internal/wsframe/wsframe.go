@@ -167,18 +167,41 @@ func Append(b []byte, h Header) []byte {
 // Mask XORs b with key, as if b started pos bytes into a frame's payload, and
 // returns the position after b. Masking and unmasking are the same operation.
 func Mask(b []byte, key [4]byte, pos int64) int64 {
+	return MaskCopy(b, b, key, pos)
+}
+
+// MaskCopy writes src XORed with key to dst, as if src started pos bytes
+// into a frame's payload, and returns the position after src: a copy and
+// an unmasking in one pass over the bytes. dst must be at least as long as
+// src; dst and src may be the same slice (Mask) but must not otherwise
+// overlap.
+func MaskCopy(dst, src []byte, key [4]byte, pos int64) int64 {
+	dst = dst[:len(src)]
 	k := binary.LittleEndian.Uint32(key[:])
 	k = bits.RotateLeft32(k, -8*int(pos&3))
 	k64 := uint64(k) | uint64(k)<<32
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], binary.LittleEndian.Uint64(b[i:])^k64)
+	// 32 bytes a round: four 8-byte words loaded, XORed and stored, with the
+	// bounds checked once per round.
+	for ; len(src)-i >= 32; i += 32 {
+		s, d := src[i:i+32:i+32], dst[i:i+32:i+32]
+		w0 := binary.LittleEndian.Uint64(s[0:])
+		w1 := binary.LittleEndian.Uint64(s[8:])
+		w2 := binary.LittleEndian.Uint64(s[16:])
+		w3 := binary.LittleEndian.Uint64(s[24:])
+		binary.LittleEndian.PutUint64(d[0:], w0^k64)
+		binary.LittleEndian.PutUint64(d[8:], w1^k64)
+		binary.LittleEndian.PutUint64(d[16:], w2^k64)
+		binary.LittleEndian.PutUint64(d[24:], w3^k64)
 	}
-	for ; i < len(b); i++ {
-		b[i] ^= byte(k)
+	for ; len(src)-i >= 8; i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(src[i:])^k64)
+	}
+	for ; i < len(src); i++ {
+		dst[i] = src[i] ^ byte(k)
 		k = bits.RotateLeft32(k, -8)
 	}
-	return pos + int64(len(b))
+	return pos + int64(len(src))
 }
 
 // CloseNoStatus is the code a close frame without a payload stands for

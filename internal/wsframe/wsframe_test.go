@@ -3,6 +3,7 @@ package wsframe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,6 +93,81 @@ func TestMask(t *testing.T) {
 				t.Fatalf("start %d split %d: masked bytes differ from the bytewise reference", start, split)
 			}
 		}
+	}
+}
+
+func TestMaskCopy(t *testing.T) {
+	key := [4]byte{0x9a, 0x01, 0xfe, 0x33}
+	src := make([]byte, 300)
+	for i := range src {
+		src[i] = byte(i*13 + 5)
+	}
+	for start := range 9 {
+		for _, split := range []int{0, 1, 3, 7, 8, 31, 32, 33, 64, 65, 200} {
+			want := bytes.Clone(src)
+			maskSlow(want[start:], key, int64(start))
+			got := bytes.Clone(src)
+			dst := make([]byte, len(src)+10)
+			copy(dst, got[:start])
+			split := min(start+split, len(src))
+			pos := MaskCopy(dst[start:], got[start:split], key, int64(start))
+			if pos = MaskCopy(dst[split:], got[split:], key, pos); pos != int64(len(src)) {
+				t.Fatalf("position %d after %d bytes", pos, len(src))
+			}
+			if !bytes.Equal(dst[:len(src)], want) {
+				t.Fatalf("start %d split %d: the masked copy differs from the bytewise reference", start, split)
+			}
+			if !bytes.Equal(got, src) {
+				t.Fatalf("start %d split %d: MaskCopy changed its source", start, split)
+			}
+			if !bytes.Equal(dst[len(src):], make([]byte, 10)) {
+				t.Fatalf("start %d split %d: MaskCopy wrote past the source's length", start, split)
+			}
+		}
+	}
+}
+
+func FuzzMaskCopy(f *testing.F) {
+	f.Add([]byte("hello, websocket"), uint32(0x12345678), int64(3))
+	f.Add(bytes.Repeat([]byte{0xff}, 100), uint32(1), int64(0))
+	f.Fuzz(func(t *testing.T, b []byte, k uint32, pos int64) {
+		if pos < 0 {
+			pos = -pos
+		}
+		key := [4]byte{byte(k), byte(k >> 8), byte(k >> 16), byte(k >> 24)}
+		want := bytes.Clone(b)
+		maskSlow(want, key, pos)
+		got := make([]byte, len(b))
+		if end := MaskCopy(got, b, key, pos); end != pos+int64(len(b)) {
+			t.Fatalf("position %d, want %d", end, pos+int64(len(b)))
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("MaskCopy(%x, %x, %d) = %x, want %x", b, key, pos, got, want)
+		}
+		Mask(b, key, pos)
+		if !bytes.Equal(b, want) {
+			t.Fatalf("Mask in place = %x, want %x", b, want)
+		}
+	})
+}
+
+func BenchmarkMaskCopy(b *testing.B) {
+	key := [4]byte{1, 2, 3, 4}
+	for _, n := range []int{1 << 10, 32 << 10} {
+		src, dst := make([]byte, n), make([]byte, n)
+		b.Run(fmt.Sprintf("copy-then-mask/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for range b.N {
+				copy(dst, src)
+				Mask(dst, key, 1)
+			}
+		})
+		b.Run(fmt.Sprintf("maskcopy/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for range b.N {
+				MaskCopy(dst, src, key, 1)
+			}
+		})
 	}
 }
 
