@@ -125,6 +125,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	uc.conn.Close()
 	rl.q.close()
 	<-recorded
+	rl.q.release()
 }
 
 // wsAbnormal is the code recorded for a side whose stream ended without a

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -489,6 +490,7 @@ func TestProxyWebSocketBigMessagesReuse(t *testing.T) {
 	up := startEchoUpstream(t, websocket.CompressionDisabled)
 	r := startRecording(t, up.URL, nil)
 	c := dialProxy(t, r, "/ws", nil)
+	maps0, mapped0 := bigMaps.Load(), bigMapped.Load()
 	var sent [][]byte
 	for i := range 6 {
 		item := fmt.Sprintf(`{"n":%d,"pad":"%s"},`, i, strings.Repeat(string(rune('a'+i)), 40))
@@ -520,6 +522,16 @@ func TestProxyWebSocketBigMessagesReuse(t *testing.T) {
 	c.Close(websocket.StatusNormalClosure, "")
 	<-up.closes
 	r.waitRelays()
+	t.Logf("big buffers mapped: %d", bigMaps.Load()-maps0)
+	// The connection's twelve big messages were held in at most bigSlots
+	// buffers (outside the heap where mapBig can map), every one of them
+	// given back when the connection ended.
+	if n := bigMaps.Load() - maps0; n > bigSlots || (runtime.GOOS == "linux" && !r.rec.Retains() && n == 0) {
+		t.Errorf("%d big buffers mapped for the connection, want 1 to %d", n, bigSlots)
+	}
+	if n := bigMapped.Load() - mapped0; n != 0 {
+		t.Errorf("%d big buffers still mapped after the connection ended", n)
+	}
 	byDir := map[bundle.Dir][]bundle.Event{}
 	for _, ev := range ofKinds(r.stop(), "ws.message") {
 		byDir[ev.Dir] = append(byDir[ev.Dir], ev)

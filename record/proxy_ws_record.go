@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/wireproof/wireproof/bundle"
@@ -25,6 +26,8 @@ const wsQueueMax = 8 << 20
 // is given back. A run of 64 MiB messages then holds two at a time, one being
 // relayed while the one before is recorded, and makes no garbage: memory
 // stays near twice the message size without forcing the garbage collector.
+// Where it can (mapBig), a big buffer is mapped outside the heap, and it is
+// given back to the kernel when the connection ends.
 const wsBig = 4 << 20
 
 // bigSlots is how many big messages a connection holds at once.
@@ -58,6 +61,7 @@ type wsQueue struct {
 	// Big messages (guarded by mu, waited for with room).
 	bigUsed  int      // slots taken: messages being relayed or recorded
 	bigSpare [][]byte // buffers of recorded big messages, for the next
+	mapped   [][]byte // buffers of mapBig not yet unmapped
 }
 
 func newWSQueue(rl *wsRelay, resp http.Header) *wsQueue {
@@ -92,8 +96,11 @@ func (q *wsQueue) waitRoom() {
 }
 
 // takeBig takes one of the connection's big-message slots for a message of
-// at least n bytes, waiting while both are taken, and returns a spare buffer
-// (empty, capacity at least n) if there is one.
+// at least n bytes, waiting while both are taken, and returns a buffer for
+// it (empty, capacity at least n): a spare one if there is one, else, unless
+// a subscriber may keep events (Retains), a new one outside the heap (see
+// mapBig) as large as the recording limit, so the message never outgrows
+// it. nil means none: the message grows on the heap.
 func (q *wsQueue) takeBig(n int) []byte {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -107,18 +114,60 @@ func (q *wsQueue) takeBig(n int) []byte {
 			return b[:0]
 		}
 	}
+	if limit := q.rl.p.maxMsg; int64(n) <= limit && int64(int(limit)) == limit && !q.rl.p.rec.Retains() {
+		if b := mapBig(int(limit)); b != nil {
+			q.mapped = append(q.mapped, b)
+			bigMaps.Add(1)
+			bigMapped.Add(1)
+			return b
+		}
+	}
 	return nil
 }
 
-// giveBig gives a slot back, with its buffer for reuse if buf is not nil.
+// bigMaps counts the buffers mapBig made, and bigMapped those not yet
+// unmapped, in the process (for the tests).
+var bigMaps, bigMapped atomic.Int64
+
+// giveBig gives a slot back, with its buffer for reuse if buf is not nil
+// (nothing refers to it any more). A buffer of takeBig's that is not given
+// back (nil: it may still be referred to) is never unmapped.
 func (q *wsQueue) giveBig(buf []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.bigUsed--
-	if buf != nil && len(q.bigSpare) < bigSlots {
-		q.bigSpare = append(q.bigSpare, buf[:0])
+	if buf != nil {
+		if len(q.bigSpare) < bigSlots {
+			q.bigSpare = append(q.bigSpare, buf[:0])
+		} else {
+			q.unmapLocked(buf)
+		}
 	}
 	q.room.Broadcast()
+}
+
+// unmapLocked gives buf back to the kernel if mapBig made it. q.mu is held.
+func (q *wsQueue) unmapLocked(buf []byte) {
+	for i, m := range q.mapped {
+		if cap(buf) > 0 && cap(m) > 0 && &buf[:1][0] == &m[:1][0] {
+			q.mapped = slices.Delete(q.mapped, i, i+1)
+			unmapBig(m)
+			bigMapped.Add(-1)
+			return
+		}
+	}
+}
+
+// release gives back the spare big buffers once the connection is over:
+// both directions have ended and run has returned, so nothing refers to
+// them.
+func (q *wsQueue) release() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, b := range q.bigSpare {
+		q.unmapLocked(b)
+	}
+	q.bigSpare = nil
 }
 
 // close ends run once everything pushed is recorded.

@@ -165,12 +165,14 @@ func (s *wsStream) grow(n int) {
 	s.msg = slices.Grow(s.msg, n)
 }
 
-// abandon gives back the big slot of a message that will not be recorded:
-// the stream ended or broke in the middle of it.
+// abandon gives back the big slot of a message that will not be recorded
+// (the stream ended or broke in the middle of it), with its buffer: nothing
+// else refers to it.
 func (s *wsStream) abandon() {
 	if s.msgBig {
 		s.msgBig = false
-		s.rl.q.giveBig(nil)
+		s.rl.q.giveBig(s.msg)
+		s.msg = nil
 	}
 }
 
