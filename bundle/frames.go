@@ -35,6 +35,11 @@ const (
 	frameStoredMax = frameMax + frameMax/64
 	frameDecodeMax = 2 * frameMax
 	maxBlockSize   = 128 << 10
+	// presizeStored is the stored size from which a frame is decoded into
+	// a buffer of frameMax: a smaller one, at the compression ratios of
+	// bundles (7x to a few 100x), decodes to little, and a small bundle's
+	// reader keeps a small buffer.
+	presizeStored = 4 << 10
 )
 
 // cutError is the stored stream ending inside a frame or a checkpoint: what
@@ -299,6 +304,13 @@ func (f *frameReader) dataFrame(start int64) error {
 	dec, err := f.decoder(cp == nil)
 	if err != nil {
 		return err
+	}
+	if cap(f.out) < frameMax && len(f.buf) >= presizeStored {
+		// DecodeAll appends block by block, and a buffer grown as it
+		// decodes is copied over and over (a quarter more each time) on
+		// the first frame: a stored frame this large is given the
+		// capacity of the largest frame at once, kept for the next.
+		f.out = make([]byte, 0, frameMax)
 	}
 	out, err := dec.DecodeAll(f.buf, f.out[:0])
 	if err != nil {
