@@ -171,7 +171,11 @@ func (br *bodyRecorder) decode(pr *io.PipeReader) {
 
 // close ends the body: ended says it ended normally (not cut off). It records
 // what the stream held back and, for a decoded body, waits for the decoder.
+// A nil bodyRecorder (a request without a body) has nothing to close.
 func (br *bodyRecorder) close(ended bool) {
+	if br == nil {
+		return
+	}
 	br.mu.Lock()
 	defer br.mu.Unlock()
 	if br.closed {

@@ -41,12 +41,19 @@ type httpExchange struct {
 	trailer   [2]http.Header // the trailers per direction, redacted
 }
 
+// newExchange starts the record of the next HTTP exchange.
+func (p *Proxy) newExchange() *httpExchange {
+	id := make([]byte, 0, 24)
+	id = append(append(id, p.prefix...), 'h')
+	return &httpExchange{p: p, id: string(strconv.AppendUint(id, p.httpIDs.Add(1), 10))}
+}
+
 func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.isClosed() {
 		http.Error(w, "wireproof: the recording proxy is closed", http.StatusServiceUnavailable)
 		return
 	}
-	ex := &httpExchange{p: p, id: p.prefix + "h" + strconv.FormatUint(p.httpIDs.Add(1), 10)}
+	ex := p.newExchange()
 	// The events take the request's and the response's header maps as they
 	// are, uncloned: nothing writes to them after (the upstream is sent a
 	// clone, the client is written a copy, and redaction never writes into
@@ -69,9 +76,12 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// when the body has been read to its end, and the transport writes
 	// out.Trailer after it, so both must be the same map.
 	out.Trailer = r.Trailer
-	reqBody := newBodyRecorder(ex, bundle.DirClientToServer, r.Header)
-	defer reqBody.close(false) // a body the upstream did not read to its end
+	// A body the upstream did not read to its end is closed at the end; a
+	// request without one has no recorder (nil: close does nothing).
+	var reqBody *bodyRecorder
+	defer func() { reqBody.close(false) }()
 	if r.Body != nil && r.Body != http.NoBody {
+		reqBody = newBodyRecorder(ex, bundle.DirClientToServer, r.Header)
 		// Streamed as the transport reads it, whatever its length: a body
 		// is recorded in the pieces redaction allows (a secret is never cut
 		// between two), and an Expect: 100-continue client uploads only

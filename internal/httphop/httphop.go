@@ -17,8 +17,11 @@ var headers = []string{
 
 // Remove deletes hop-by-hop headers, including those named by Connection,
 // from h.
+//
+// The names of headers are already canonical, so they are deleted as they
+// are (h.Del would canonicalise each again, once per request per name).
 func Remove(h http.Header) {
-	for _, f := range h.Values("Connection") {
+	for _, f := range h["Connection"] {
 		for _, name := range strings.Split(f, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				h.Del(name)
@@ -26,7 +29,7 @@ func Remove(h http.Header) {
 		}
 	}
 	for _, k := range headers {
-		h.Del(k)
+		delete(h, k)
 	}
 }
 
