@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/record"
 )
 
 // recordSession records drive's traffic to upstream through wireproof's
 // recording proxy and returns the bundle's path.
-func recordSession(t *testing.T, upstream http.Handler, drive func(base string)) string {
+func recordSession(t testing.TB, upstream http.Handler, drive func(base string)) string {
 	t.Helper()
 	up := httptest.NewServer(upstream)
 	defer up.Close()
@@ -45,7 +47,7 @@ func recordSession(t *testing.T, upstream http.Handler, drive func(base string))
 }
 
 // startPlayback serves the bundle at path and closes it at cleanup.
-func startPlayback(t *testing.T, path string, opts *ServeOptions) *Server {
+func startPlayback(t testing.TB, path string, opts *ServeOptions) *Server {
 	t.Helper()
 	rec, err := Load(t.Context(), path)
 	if err != nil {
@@ -57,4 +59,17 @@ func startPlayback(t *testing.T, path string, opts *ServeOptions) *Server {
 	}
 	t.Cleanup(func() { srv.Close(context.Background()) })
 	return srv
+}
+
+// wsServer accepts WebSocket connections and runs serve on each, closing it
+// when serve returns. ctx is the request's.
+func wsServer(serve func(ctx context.Context, c *websocket.Conn)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		serve(r.Context(), c)
+	})
 }

@@ -21,13 +21,7 @@ const tickAfter = 150 * time.Millisecond
 // is followed, tickAfter later, by a "tick" notification from the server.
 // Notifications from the client get no answer.
 func jsonRPCServer() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		ctx := r.Context()
+	return wsServer(func(ctx context.Context, c *websocket.Conn) {
 		for {
 			_, data, err := c.Read(ctx)
 			if err != nil {

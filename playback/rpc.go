@@ -122,7 +122,6 @@ func binaryMessage(data []byte) string {
 // replies, or answers it with the miss.
 func (s *session) request(now time.Time, m effectrpc.Message, id json.RawMessage) {
 	live := rpcRequest(m.Method, m.Payload)
-	summary := m.Method + " " + oneLine(string(m.Payload), 200)
 	sc := s.sc
 	p := s.p
 	p.ids.mu.Lock()
@@ -131,7 +130,7 @@ func (s *session) request(now time.Time, m effectrpc.Message, id json.RawMessage
 	if i < 0 {
 		miss = p.closest("rpc call", sc.reqs, sc.played, func(i int) (uint64, string) {
 			return sc.seqs[i], sc.conn.ID + " " + sc.calls[i].summary()
-		}, &live, summary)
+		}, &live, m.Method+" "+oneLine(string(m.Payload), 200))
 	} else {
 		// A call an earlier connection to the same recorded one played
 		// (the client reconnected) is played again: repeated, not new.
@@ -184,12 +183,8 @@ func (s *session) interruptExit(id json.RawMessage) []byte {
 }
 
 // rewrite gives a recorded reply the client's request id and ids.
-func (s *session) rewrite(raw []byte, id json.RawMessage) []byte {
-	key := "requestId"
-	if s.sc.proto == protoJSONRPC {
-		key = "id"
-	}
-	return s.p.ids.apply(replaceTopLevel(raw, key, id))
+func (s *session) rewrite(r reply, id json.RawMessage) []byte {
+	return s.p.ids.apply(spliceValue(r.Raw, r.ID, id))
 }
 
 // playCall sends a call's recorded replies: each after the Acks recorded
@@ -244,7 +239,7 @@ func (s *session) playCall(key string, lc *liveCall, start time.Time) {
 		if t.wait(s.ctx, trigWall, r.T-trigT) != nil {
 			return
 		}
-		if s.send(s.rewrite(r.Raw, lc.id)) != nil {
+		if s.send(s.rewrite(r, lc.id)) != nil {
 			return
 		}
 		prevT, prevWall = r.T, time.Now()

@@ -18,6 +18,14 @@ const (
 	protoJSONRPC                 // JSON-RPC 2.0
 )
 
+// idKey is the top-level key of a reply that carries its request's id.
+func (p protocol) idKey() string {
+	if p == protoJSONRPC {
+		return "id"
+	}
+	return "requestId"
+}
+
 func (p protocol) String() string {
 	return [...]string{"messages", "Effect RPC", "JSON-RPC 2.0"}[p]
 }
@@ -79,6 +87,10 @@ func (c *call) summary() string {
 type reply struct {
 	T   int64
 	Raw []byte
+	// ID is where Raw's request id lies (requestId, or JSON-RPC's id),
+	// found once when the script is made: every playing of the reply puts
+	// the client's id there.
+	ID valueSpan
 	// Acks is how many Acks the client had sent for the call before it: a
 	// stream's next chunk waits for the Ack of the one before.
 	Acks int
@@ -234,7 +246,7 @@ func (s *script) buildCalls() {
 				continue // Pings are answered live
 			case effectrpc.TagChunk, effectrpc.TagExit:
 				if c := open[w.Msg.Key()]; c != nil {
-					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, Acks: len(c.ackTs), AfterInterrupt: interrupted[c]})
+					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, ID: topLevelValue(w.Raw, s.proto.idKey()), Acks: len(c.ackTs), AfterInterrupt: interrupted[c]})
 					continue
 				}
 			}
@@ -265,22 +277,32 @@ func rpcRequest(method string, payload json.RawMessage) request {
 // top-level key replaced by val, keeping the key order; raw unchanged if it
 // has no such key.
 func replaceTopLevel(raw []byte, key string, val []byte) []byte {
+	return spliceValue(raw, topLevelValue(raw, key), val)
+}
+
+// valueSpan is where a value lies in a JSON text, [start, end); end 0 when
+// there is none.
+type valueSpan struct{ start, end int }
+
+// topLevelValue finds the value of the first top-level key of raw (a JSON
+// object) named key.
+func topLevelValue(raw []byte, key string) valueSpan {
 	if !json.Valid(raw) {
-		return raw
+		return valueSpan{}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return raw
+		return valueSpan{}
 	}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return raw
+			return valueSpan{}
 		}
 		start := int(dec.InputOffset())
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return raw
+			return valueSpan{}
 		}
 		end := int(dec.InputOffset())
 		if k != key {
@@ -289,10 +311,19 @@ func replaceTopLevel(raw []byte, key string, val []byte) []byte {
 		for start < end && (raw[start] == ' ' || raw[start] == '\t' || raw[start] == '\n' || raw[start] == '\r' || raw[start] == ':') {
 			start++
 		}
-		out := make([]byte, 0, len(raw)-(end-start)+len(val))
-		out = append(out, raw[:start]...)
-		out = append(out, val...)
-		return append(out, raw[end:]...)
+		return valueSpan{start, end}
 	}
-	return raw
+	return valueSpan{}
+}
+
+// spliceValue returns raw with the value at sp replaced by val, or raw
+// itself when sp is empty.
+func spliceValue(raw []byte, sp valueSpan, val []byte) []byte {
+	if sp.end == 0 {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)-(sp.end-sp.start)+len(val))
+	out = append(out, raw[:sp.start]...)
+	out = append(out, val...)
+	return append(out, raw[sp.end:]...)
 }

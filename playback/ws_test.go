@@ -405,13 +405,7 @@ func TestUnplayedCallsHaveTheirSeqs(t *testing.T) {
 // what the next message caused, and a call's reply that waits for the
 // client's Ack is not overtaken.
 func TestServerMessagesFollowTheirCause(t *testing.T) {
-	server := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		ctx := r.Context()
+	server := wsServer(func(ctx context.Context, c *websocket.Conn) {
 		c.Write(ctx, websocket.MessageText, []byte(`{"_tag":"Chunk","requestId":"0","values":["hello"]}`))
 		for {
 			_, b, err := c.Read(ctx)
