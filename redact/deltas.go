@@ -231,7 +231,7 @@ func (d *Deltas) scan(k *deltaKey, mode scanMode) {
 	r := d.red
 	hold := len(w)
 	if mode != scanFinal {
-		if hold = r.fields.hold(w); len(w)-hold > maxDeltaFieldHold {
+		if hold = r.fields.hold(w, r.fields.holdWord(w)); len(w)-hold > maxDeltaFieldHold {
 			hold = len(w)
 		}
 	}

@@ -67,9 +67,17 @@ func (s *Stream) Flush(ended bool) []byte {
 // without knowing what follows b: no secret spelling and no token field may
 // run from it past the end of b. It first learns the values of the token
 // fields complete in b, so that the rest of b is cut with them known.
+//
+// A b with no token field name in it (most bodies) is searched for names
+// once: then there is nothing to learn and no field to keep whole, and only
+// a trailing word that may begin a name is held.
 func (r *Redactor) cut(b []byte) int {
-	hold := r.fields.hold(b)
-	r.learn(b[:hold])
+	names := r.fields.hint(b)
+	hold := r.fields.holdWord(b)
+	if names {
+		hold = r.fields.hold(b, hold)
+		r.learn(b[:hold])
+	}
 	set := r.Snapshot()
 	cut := len(b)
 	var spans []span
@@ -79,7 +87,9 @@ func (r *Redactor) cut(b []byte) int {
 	cut = min(cut, hold)
 	// A complete occurrence or field straddling the cut goes whole to the
 	// next piece.
-	r.fields.eachSpan(b, func(sp span) { spans = append(spans, sp) })
+	if names {
+		r.fields.eachSpan(b, func(sp span) { spans = append(spans, sp) })
+	}
 	for moved := true; moved; {
 		moved = false
 		for _, sp := range spans {
@@ -102,18 +112,24 @@ func (fs *fieldSet) eachSpan(b []byte, fn func(span)) {
 	})
 }
 
-// hold returns where the tail of b that may be an unfinished token field
-// begins (len(b) if there is none): a field name whose value b ends before,
-// or a trailing word that may be the start of a field name.
-func (fs *fieldSet) hold(b []byte) int {
-	hold := len(b)
+// holdWord returns where a trailing word of b that may be the start of a
+// token field name begins (len(b) if there is none).
+func (fs *fieldSet) holdWord(b []byte) int {
 	l := len(b)
 	for l > 0 && isIdent(b[l-1]) {
 		l--
 	}
 	if l < len(b) && fs.hasPrefix(b[l:]) {
-		hold = l
+		return l
 	}
+	return len(b)
+}
+
+// hold returns where the tail of b that may be an unfinished token field
+// begins (len(b) if there is none): a field name whose value b ends before,
+// or a trailing word that may be the start of a field name, which begins at
+// hold (holdWord's answer).
+func (fs *fieldSet) hold(b []byte, hold int) int {
 	from := max(0, len(b)-maxFieldHold)
 	fs.each(b[from:], func(start, end int) bool {
 		if start+from < hold && fieldUnfinished(b, end+from) {
