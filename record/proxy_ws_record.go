@@ -53,7 +53,7 @@ type wsQueue struct {
 	mu      sync.Mutex
 	room    sync.Cond // held went down
 	items   []wsItem
-	held    int64
+	held    atomic.Int64 // changed with mu held; read without it by waitRoom
 	closed  bool
 	wake    chan struct{}
 	spare   []wsItem
@@ -78,7 +78,7 @@ func newWSQueue(rl *wsRelay, resp http.Header) *wsQueue {
 func (q *wsQueue) push(it wsItem) {
 	q.mu.Lock()
 	q.items = append(q.items, it)
-	q.held += it.held
+	q.held.Add(it.held)
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -86,10 +86,14 @@ func (q *wsQueue) push(it wsItem) {
 	}
 }
 
-// waitRoom waits while the recording holds more than wsQueueMax bytes.
+// waitRoom waits while the recording holds more than wsQueueMax bytes. The
+// relay calls it for every data frame; without the lock unless it must wait.
 func (q *wsQueue) waitRoom() {
+	if q.held.Load() <= wsQueueMax {
+		return
+	}
 	q.mu.Lock()
-	for q.held > wsQueueMax && !q.closed {
+	for q.held.Load() > wsQueueMax && !q.closed {
 		q.room.Wait()
 	}
 	q.mu.Unlock()
@@ -219,7 +223,7 @@ func (q *wsQueue) run() {
 			*it = wsItem{}
 			if held > 0 {
 				q.mu.Lock()
-				q.held -= held
+				q.held.Add(-held)
 				q.room.Broadcast()
 				q.mu.Unlock()
 			}
