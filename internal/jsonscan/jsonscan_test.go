@@ -143,7 +143,7 @@ func TestScannerObject(t *testing.T) {
 }
 
 func FuzzValid(f *testing.F) {
-	for _, s := range seeds {
+	for _, s := range append(seeds, lineShapes()...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -166,4 +166,59 @@ func ExampleScanner() {
 	})
 	fmt.Println(id, ok && s.End())
 	// Output: 7 true
+}
+
+// TestValidLineShapes: the paths of ValidLine's own scan, each beside its
+// near misses: the `":"` and `,"` shortcuts and the same bytes with space
+// around them, strings that end at, before and after the sixteen-byte
+// inline scan with an escape or a control byte at each place, nesting on
+// both sides of the 64 levels held in a register, with the wrong bracket
+// closing at each depth, and literals and numbers cut short.
+func TestValidLineShapes(t *testing.T) {
+	for _, c := range lineShapes() {
+		sameValid(t, []byte(c))
+	}
+}
+
+// lineShapes are TestValidLineShapes's cases, seeds for FuzzValid too.
+func lineShapes() []string {
+	var cases []string
+	for _, sep := range []string{`":"`, `": "`, `" :"`, "\":\t\"", `","`, `", "`, `" ,"`, `":1,"`, `":[],"`, `":{},"`, `"::"`, `",,"`, `":"":"`} {
+		cases = append(cases, `{"a`+sep+`b"}`, `["a`+sep+`b"]`, `{"a`+sep+`b`+sep+`c"}`, `[{"a`+sep+`b"},"c`+sep+`d"]`)
+	}
+	for n := 12; n <= 20; n++ {
+		s := strings.Repeat("k", n)
+		for _, special := range []string{"", `\"`, `\\`, `\u0041`, `\u004`, "\x00", "\t", `"`} {
+			for at := 0; at <= n; at += 3 {
+				v := s[:at] + special + s[at:]
+				cases = append(cases, `{"`+v+`":"`+v+`"}`, `["`+v+`","`+v+`"]`, `{"`+v+`":1}`, `"`+v)
+			}
+		}
+	}
+	for _, depth := range []int{62, 63, 64, 65, 66, 127, 128, 129} {
+		var open, shut string
+		for d := 0; d < depth; d++ {
+			if d%3 == 0 {
+				open, shut = open+`{"k":`, "}"+shut
+			} else {
+				open, shut = open+"[", "]"+shut
+			}
+		}
+		cases = append(cases, open+"1"+shut, open+`"s"`+shut, open+"[]"+shut, open+"{}"+shut, open+shut, open+"1"+shut+shut, open+"1"+shut[1:])
+		for _, cut := range []int{1, 2, 3, depth - 64, depth - 63, depth - 2} {
+			if cut > 0 && cut < len(shut) {
+				swapped := []byte(shut)
+				if swapped[cut] == '}' {
+					swapped[cut] = ']'
+				} else {
+					swapped[cut] = '}'
+				}
+				cases = append(cases, open+"1"+string(swapped), open+`"x",2`+shut)
+			}
+		}
+	}
+	for _, v := range []string{"true", "false", "null", "tru", "fals", "nul", "truex", "nulll", "-0", "-01", "1e+5", "1E-5", "1.5e", "01", "123456789", "12345678.5", "12345678e1", "12345678", "-", "0.", ".5", "+1", "1e+", "2.e3"} {
+		cases = append(cases, v, "["+v+"]", `{"k":`+v+`}`, `{"k":`+v+`,"l":`+v+`}`, "["+v+","+v+"]", " "+v+"\t", v+"\r", "\n"+v)
+	}
+	return cases
 }

@@ -6,9 +6,11 @@
 // replay's lean decoders all scan with it; fuzz targets compare it with
 // encoding/json.
 //
-// It is iterative and allocation-free: string contents, the bulk of
-// recorded payloads, are skipped eight bytes at a time and long strings with
-// the vectorised bytes.IndexByte.
+// It is iterative and allocation-free (but for ValidLine of a value nested
+// more than 64 deep, which allocates 1.25 KiB): string contents, the bulk
+// of recorded payloads, are skipped eight bytes at a time, 32 at a time in
+// long strings and with the vectorised bytes.IndexByte once 128 bytes have
+// gone by without a quote, backslash or control byte.
 package jsonscan
 
 import (
@@ -24,21 +26,21 @@ const MaxDepth = 10000
 
 // Valid reports whether b is one JSON value with optional whitespace around
 // it, as json.Valid does.
-func Valid(b []byte) bool { return valid(b, false) }
+func Valid(b []byte) bool {
+	i := SkipSpace(b, 0)
+	if i = skip(b, i, 0, nil); i < 0 {
+		return false
+	}
+	return SkipSpace(b, i) == len(b)
+}
 
 // ValidLine reports whether b is one JSON value, as Valid does, with no CR or
 // LF anywhere: a value that can be embedded in one line of NDJSON as it is.
 // It is one pass: raw control bytes are invalid inside strings anyway, so
-// outside them only spaces and tabs are taken for whitespace.
-func ValidLine(b []byte) bool { return valid(b, true) }
-
-func valid(b []byte, line bool) bool {
-	i := skipSpace(b, 0, line)
-	if i = skip(b, i, 0, nil, line); i < 0 {
-		return false
-	}
-	return skipSpace(b, i, line) == len(b)
-}
+// outside them only spaces and tabs are taken for whitespace. It is the
+// bundle writer's check of every JSON payload, a scan of its own (see
+// validLine).
+func ValidLine(b []byte) bool { return validLine(b) }
 
 // IsSpace reports whether c is JSON whitespace.
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -52,38 +54,20 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipSpace is SkipSpace, taking only spaces and tabs for whitespace when
-// line is set. Every byte of whitespace is at most ' ', so a caller at a
-// byte above it need not call it (see space).
-func skipSpace(b []byte, i int, line bool) int {
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ' ', '\t':
-		case '\n', '\r':
-			if line {
-				return i
-			}
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// space is skipSpace for the common case of no whitespace at b[i], decided
-// without a call.
-func space(b []byte, i int, line bool) int {
+// space is SkipSpace for the common case of no whitespace at b[i], decided
+// without a call: every byte of whitespace is at most ' '.
+func space(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
 		return i
 	}
-	return skipSpace(b, i, line)
+	return SkipSpace(b, i)
 }
 
 // Skip scans the JSON value that starts at b[i] (no whitespace before it) and
 // returns the index just after it, or -1 if there is no valid value there.
 // depth is the nesting the value is found at, so the value itself may nest
 // MaxDepth-depth levels. What follows the value is not looked at.
-func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil, false) }
+func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil) }
 
 // SkipMemo is Skip with m: an object or array that m holds, met at a depth
 // no deeper than where m's copy was validated, is taken by a memcmp instead
@@ -93,7 +77,7 @@ func Skip(b []byte, i, depth int) int { return skip(b, i, depth, nil, false) }
 // the next. Long recordings repeat large values (a poll answered with the
 // same projection); elsewhere m costs a comparison per container and a copy
 // on ever fewer misses (the 1st, 2nd, 4th, 8th... in a row).
-func SkipMemo(b []byte, i, depth int, m *Memo) int { return skip(b, i, depth, m, false) }
+func SkipMemo(b []byte, i, depth int, m *Memo) int { return skip(b, i, depth, m) }
 
 // Memo is the value SkipMemo remembers. The zero value is empty and ready.
 type Memo struct {
@@ -113,13 +97,12 @@ var minMemo = 4 << 10
 
 const maxMemo = 4 << 20
 
-// skip is the scan of Skip, SkipMemo and ValidLine (line: CR and LF are not
-// whitespace). It is written for compact JSON, whose tokens are mostly
+// skip is the scan of Skip, SkipMemo and Valid. It is written for compact JSON, whose tokens are mostly
 // short strings: keys and values share one string scan, inline while the
 // string ends within sixteen bytes (two eight-byte words) and StringEnd's
 // otherwise; an integer's digits are counted eight at a time; whitespace is
 // looked for only at bytes no greater than ' '.
-func skip(b []byte, i, depth int, m *Memo, line bool) int {
+func skip(b []byte, i, depth int, m *Memo) int {
 	if depth > MaxDepth {
 		return -1
 	}
@@ -167,11 +150,11 @@ func skip(b []byte, i, depth int, m *Memo, line bool) int {
 			if isKey {
 				isKey = false
 				if i >= len(b) || b[i] != ':' {
-					if i = skipSpace(b, i, line); i >= len(b) || b[i] != ':' {
+					if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 						return -1
 					}
 				}
-				i = space(b, i+1, line)
+				i = space(b, i+1)
 				continue
 			}
 		} else if isKey {
@@ -192,7 +175,7 @@ func skip(b []byte, i, depth int, m *Memo, line bool) int {
 				if depth >= MaxDepth {
 					return -1
 				}
-				i = space(b, i+1, line)
+				i = space(b, i+1)
 				if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 					i++
 					break
@@ -246,14 +229,14 @@ func skip(b []byte, i, depth int, m *Memo, line bool) int {
 				return i
 			}
 			if i >= len(b) || b[i] <= ' ' {
-				if i = skipSpace(b, i, line); i >= len(b) {
+				if i = SkipSpace(b, i); i >= len(b) {
 					return -1
 				}
 			}
 			c := b[i]
 			i++
 			if c == ',' {
-				i = space(b, i, line)
+				i = space(b, i)
 				isKey = inObject
 				break
 			}
@@ -348,18 +331,27 @@ func StringEnd(b []byte, i int) (end int, escaped bool) {
 			i += 8
 			words++
 		}
-		switch b[i] {
-		case '"':
-			return i + 1, escaped
-		case '\\':
-			escaped = true
-			if i = skipEscape(b, i); i < 0 {
-				return -1, false
-			}
-		default: // a control byte
-			return -1, false
+		var done bool
+		if i, done = takeStop(b, i); done {
+			return i, escaped && i >= 0
 		}
+		escaped = true
 	}
+}
+
+// takeStop takes the stop byte at b[i] inside a string (see stopMask): at
+// the closing quote it returns the index after it and done; at a backslash
+// the index after the escape, done only if the escape is invalid (and the
+// index -1); at a control byte -1 and done.
+func takeStop(b []byte, i int) (next int, done bool) {
+	switch b[i] {
+	case '"':
+		return i + 1, true
+	case '\\':
+		next = skipEscape(b, i)
+		return next, next < 0
+	}
+	return -1, true
 }
 
 // skipEscape checks the escape sequence at b[i] (a backslash) and returns the
@@ -380,14 +372,50 @@ func skipEscape(b []byte, i int) int {
 	return -1
 }
 
-// longStringEnd finishes a string from b[i] as StringEnd does, for strings
-// long enough that finding the closing quote and any backslash with
-// bytes.IndexByte (vectorised) and checking the span between for control
-// bytes 32 at a time beats the eight-byte scan. Each byte is searched at most
+// longStringEnd finishes a string from b[i] as StringEnd does, for long
+// strings: after each escape the next 128 bytes are searched for a stop
+// byte 32 at a time, and past them, for a run long enough that it beats the
+// word scan, the closing quote and any backslash are found with
+// bytes.IndexByte (vectorised) and the span between checked for control
+// bytes 32 at a time. Each byte is searched at most once by the word scan,
 // once for a quote and once for a backslash, so hostile input stays linear.
 func longStringEnd(b []byte, i int, escaped bool) (int, bool) {
 	q := -1 // the first quote at or after i, once known
 	for {
+		// Text with an escape every few dozen bytes (a model's request, a
+		// source file) is searched 32 bytes at a time with stopMask first:
+		// two calls of IndexByte and one of hasControl for each escape cost
+		// more than the bytes between. After 128 bytes with no stop byte
+		// the vectorised search takes the rest.
+		if i <= len(b)-32 {
+			stop := -1
+			for k := 0; k < 4 && i <= len(b)-32; k++ {
+				m0, m1 := stopMask(load64(b, i)), stopMask(load64(b, i+8))
+				m2, m3 := stopMask(load64(b, i+16)), stopMask(load64(b, i+24))
+				if m0|m1|m2|m3 != 0 {
+					switch {
+					case m0 != 0:
+						stop = i + tz(m0)
+					case m1 != 0:
+						stop = i + 8 + tz(m1)
+					case m2 != 0:
+						stop = i + 16 + tz(m2)
+					default:
+						stop = i + 24 + tz(m3)
+					}
+					break
+				}
+				i += 32
+			}
+			if stop >= 0 {
+				var done bool
+				if i, done = takeStop(b, stop); done {
+					return i, escaped && i >= 0
+				}
+				escaped = true
+				continue
+			}
+		}
 		if q < i {
 			if q = bytes.IndexByte(b[i:], '"'); q < 0 {
 				return -1, false
