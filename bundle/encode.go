@@ -88,7 +88,12 @@ func appendEventEnd(dst []byte, ev *Event) []byte {
 // that are not valid UTF-8 are base64-encoded even when they arrived as text,
 // and a reader must restore Binary exactly.
 func appendPayload(dst []byte, p Payload) []byte {
-	switch payloadEncoding(p) {
+	return appendPayloadAs(dst, p, payloadEncoding(p))
+}
+
+// appendPayloadAs is appendPayload for p's encoding, enc, decided already.
+func appendPayloadAs(dst []byte, p Payload, enc Encoding) []byte {
+	switch enc {
 	case EncodingJSON:
 		dst = append(dst, `,"json":`...)
 		dst = append(dst, p.Data...)

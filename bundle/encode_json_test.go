@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -83,5 +84,31 @@ func BenchmarkPayloadEncoding(b *testing.B) {
 		if payloadEncoding(Payload{Data: body}) != EncodingJSON {
 			b.Fatal("not JSON")
 		}
+	}
+}
+
+// TestEncodeLargeNotJSON: a payload of copyBody bytes or more that is not
+// JSON (text with a line break, text, invalid UTF-8, binary) is encoded into
+// the line as AppendEvent encodes it, its key decided once.
+func TestEncodeLargeNotJSON(t *testing.T) {
+	big := strings.Repeat("x", copyBody)
+	for _, p := range []Payload{
+		Text([]byte(`{"a":"` + big + "\"}\n")),
+		Text([]byte("event: ping\ndata: " + big)),
+		Text([]byte(big + "\xff")),
+		{Data: []byte(`["` + big + `"]`), Binary: true},
+	} {
+		ev := Event{Kind: KindHTTPBody, Conn: "h1", Dir: DirServerToClient, Body: p}
+		e, err := Encode(&ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.body != nil {
+			t.Errorf("%.20q (%s): payload kept apart from the line", p.Data, p.Encoding())
+		}
+		if want := appendEventTail(nil, &ev); !bytes.Equal(e.tail, want) {
+			t.Errorf("%.20q (%s): encoded %.80q, AppendEvent's tail %.80q", p.Data, p.Encoding(), e.tail, want)
+		}
+		e.Release()
 	}
 }

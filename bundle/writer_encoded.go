@@ -65,13 +65,21 @@ func checkAppendable(ev *Event) error {
 // that Writer.Append does not make its argument escape to the heap.
 func encodeTail(ev *Event) *Encoded {
 	e := encodedPool.Get().(*Encoded)
-	if n := len(ev.Body.Data); n >= copyBody && payloadEncoding(ev.Body) == EncodingJSON {
-		e.tail = append(appendEventHead(e.tail[:0], ev), `,"json":`...)
-		e.body, e.inline = ev.Body.Data, n <= bigLine
-		e.post = appendEventEnd(appendBinaryFlag(e.post[:0], ev.Body), ev)
+	n := len(ev.Body.Data)
+	if n < copyBody {
+		e.tail = appendEventTail(e.tail[:0], ev)
 		return e
 	}
-	e.tail = appendEventTail(e.tail[:0], ev)
+	// The payload's key is decided once: a large text body is not checked
+	// again for UTF-8 and JSON by appendPayload.
+	enc := payloadEncoding(ev.Body)
+	if enc != EncodingJSON {
+		e.tail = appendEventEnd(appendPayloadAs(appendEventHead(e.tail[:0], ev), ev.Body, enc), ev)
+		return e
+	}
+	e.tail = append(appendEventHead(e.tail[:0], ev), `,"json":`...)
+	e.body, e.inline = ev.Body.Data, n <= bigLine
+	e.post = appendEventEnd(appendBinaryFlag(e.post[:0], ev.Body), ev)
 	return e
 }
 
