@@ -64,15 +64,18 @@ func heapPeak() (stop func() uint64) {
 // the benchmarks round after round and judges the spread of the rounds.
 const streamRounds = 1
 
-// BenchmarkHTTPStream fetches a 1 GiB streamed response directly and through
-// the recording proxy, and reports the proxy's peak heap against its budget.
-// The fetches alternate, direct then recorded, for streamRounds rounds, and
-// the best of each way counts.
+// BenchmarkHTTPStream fetches a 1 GiB streamed response directly, through
+// the recording proxy and through httputil.ReverseProxy (a plain relay, for
+// reference: what any proxy costs), and reports the recording proxy's peak
+// heap against its budget. The fetches alternate, direct, recorded,
+// ReverseProxy, for streamRounds rounds, and the best of each way counts.
 func BenchmarkHTTPStream(b *testing.B) {
 	upstream := streamServer()
 	defer upstream.Close()
 	u, stop := recordingProxy(b, upstream.URL)
 	defer stop()
+	rp := plainRelay(upstream.URL)
+	defer rp.Close()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	buf := make([]byte, 256<<10)
@@ -93,11 +96,11 @@ func BenchmarkHTTPStream(b *testing.B) {
 		d := time.Since(start)
 		return streamBytes / d.Seconds() / 1e6, stopPeak(), cpuTime() - cpu0
 	}
-	var best [2]float64
-	var peak [2]uint64
-	var cpu [2]time.Duration
+	var best [3]float64
+	var peak [3]uint64
+	var cpu [3]time.Duration
 	for range streamRounds {
-		for i, base := range []string{upstream.URL, u} {
+		for i, base := range []string{upstream.URL, u, rp.URL} {
 			mbps, pk, c := fetch(base)
 			best[i] = max(best[i], mbps)
 			peak[i] = max(peak[i], pk)
@@ -107,7 +110,7 @@ func BenchmarkHTTPStream(b *testing.B) {
 			}
 		}
 	}
-	for i, name := range []string{"direct", "recorded"} {
+	for i, name := range []string{"direct", "recorded", "reverseproxy"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportMetric(best[i], "MB/s")
 			b.ReportMetric(float64(peak[i])/(1<<20), "peak-MB")
