@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wireproof/wireproof/protocol/effectrpc"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // callsPerSession is the number of Effect RPC calls of one benchmark session.
@@ -38,18 +39,18 @@ func callServer() http.Handler {
 }
 
 // callSession makes callsPerSession calls of about 1 KiB, one at a time,
-// each answered before the next.
-func callSession(tb testing.TB, base string) {
+// each answered before the next, on the threads named.
+func callSession(tb testing.TB, base string, threads []string) {
 	ctx := context.Background()
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/rpc", nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer c.CloseNow()
-	text := strings.Repeat("lorem ipsum dolor sit amet ", 36)
+	text, _ := json.Marshal(strings.Repeat("lorem ipsum dolor sit amet ", 36))
 	for i := range callsPerSession {
-		req := fmt.Sprintf(`{"_tag":"Request","id":"%d","tag":"thread.append","payload":{"threadId":"thr-%d","sequence":%d,"text":%q},"headers":[]}`, i, i%7, i, text)
-		if err := c.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
+		req := fmt.Appendf(nil, `{"_tag":"Request","id":"%d","tag":"thread.append","payload":{"threadId":"%s","sequence":%d,"text":%s},"headers":[]}`, i, threads[i%len(threads)], i, text)
+		if err := c.Write(ctx, websocket.MessageText, req); err != nil {
 			tb.Fatal(err)
 		}
 		_, b, err := c.Read(ctx)
@@ -65,16 +66,36 @@ func callSession(tb testing.TB, base string) {
 
 // BenchmarkEffectCalls plays a recorded Effect RPC session of calls (each
 // client Request matched among the recorded ones, its Exit sent under the
-// client's request id) with fast timing: one op is one session.
+// client's request id) with fast timing: one op is one session. In
+// "same-ids" the client names the recorded threads; in "learned-ids" its
+// own (UUIDs), which playback learns and puts in every reply.
 func BenchmarkEffectCalls(b *testing.B) {
-	path := recordSession(b, callServer(), func(base string) { callSession(b, base) })
-	srv := startPlayback(b, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
-	b.ReportAllocs()
-	for b.Loop() {
-		callSession(b, srv.URL)
+	threads := func() []string {
+		var ts []string
+		for range 7 {
+			ts = append(ts, t3.NewUUID())
+		}
+		return ts
 	}
-	b.StopTimer()
-	if rep := srv.Player.Report(); len(rep.Misses) != 0 {
-		b.Fatalf("playback missed: %s", rep.Summary())
+	recorded := threads()
+	path := recordSession(b, callServer(), func(base string) { callSession(b, base, recorded) })
+	for _, bc := range []struct {
+		name    string
+		threads []string
+	}{{"same-ids", recorded}, {"learned-ids", threads()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			srv := startPlayback(b, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+			b.ReportAllocs()
+			for b.Loop() {
+				callSession(b, srv.URL, bc.threads)
+			}
+			b.StopTimer()
+			if rep := srv.Player.Report(); len(rep.Misses) != 0 {
+				b.Fatalf("playback missed: %s", rep.Summary())
+			}
+			if got := len(srv.Player.IDs()); bc.name == "learned-ids" && got != len(bc.threads) {
+				b.Fatalf("learned %d ids, want the %d threads", got, len(bc.threads))
+			}
+		})
 	}
 }

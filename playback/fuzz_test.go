@@ -3,6 +3,7 @@ package playback
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -64,6 +65,21 @@ func FuzzSplitFrame(f *testing.F) {
 		}
 		if !ndjson && len(parts) == 1 && !bytes.Equal(parts[0], data) && !json.Valid(bytes.TrimSpace(data)) {
 			t.Fatalf("frame %q came back as %q", data, parts[0])
+		}
+	})
+}
+
+// FuzzDecodeJSON: decodeJSON's one-pass decoder gives what encoding/json
+// gives, for every text: the same value, or the same refusal.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range decodeJSONCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := decodeJSON(b)
+		want, wantOK := decodeJSONStd(b)
+		if ok != wantOK || !reflect.DeepEqual(v, want) {
+			t.Fatalf("decodeJSON(%q) = %#v, %v; encoding/json: %#v, %v", b, v, ok, want, wantOK)
 		}
 	})
 }

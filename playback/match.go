@@ -6,6 +6,9 @@ import (
 	"mime"
 	"net/url"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
 // value is a request part decoded for matching: a JSON value (as
@@ -13,8 +16,81 @@ import (
 // for a form, or a string for any other text.
 type value = any
 
-// decodeJSON decodes b, or reports that it is not one JSON value.
+// decodeJSON decodes b, or reports that it is not one JSON value: what
+// encoding/json's Decoder (UseNumber) decodes into an any. The client's
+// every request and RPC payload is decoded for matching, so a text that is
+// one valid JSON value is decoded in one pass (decodeFast); anything else
+// is left to encoding/json, which decides it as it always did.
 func decodeJSON(b []byte) (any, bool) {
+	s := jsonscan.NewScanner(b)
+	if v, ok := decodeFast(&s, 0); ok && s.End() {
+		return v, true
+	}
+	return decodeJSONStd(b)
+}
+
+// maxFastDepth is the nesting decodeFast goes to; deeper texts are left to
+// encoding/json (whose limit is 10,000).
+const maxFastDepth = 1000
+
+// decodeFast decodes the value at s as encoding/json decodes it into an
+// any with UseNumber: objects as map[string]any (a repeated key's last
+// value), arrays as []any, numbers as json.Number, strings unquoted as
+// encoding/json does (jsonscan.AppendUnquote). It returns false where the
+// text is not valid JSON, or nests deeper than maxFastDepth.
+func decodeFast(s *jsonscan.Scanner, depth int) (any, bool) {
+	if depth > maxFastDepth {
+		return nil, false
+	}
+	switch s.Peek() {
+	case '{':
+		m := map[string]any{}
+		ok := s.Object(depth, func(key []byte, plain bool) bool {
+			k, ok := unquote(key, plain)
+			if !ok {
+				return false
+			}
+			v, ok := decodeFast(s, depth+1)
+			m[k] = v
+			return ok
+		})
+		return m, ok
+	case '[':
+		a := []any{}
+		ok := s.Array(depth, func() bool {
+			v, ok := decodeFast(s, depth+1)
+			a = append(a, v)
+			return ok
+		})
+		return a, ok
+	case '"':
+		_, contents, escaped, ok := s.String()
+		if !ok {
+			return nil, false
+		}
+		return unquote(contents, !escaped && utf8.Valid(contents))
+	case 't', 'f':
+		v, ok := s.Bool()
+		return v, ok
+	case 'n':
+		return nil, s.Null()
+	}
+	tok, ok := s.Number()
+	return json.Number(tok), ok
+}
+
+// unquote is a JSON string's value from its contents; plain says they are
+// it as they are.
+func unquote(contents []byte, plain bool) (string, bool) {
+	if plain {
+		return string(contents), true
+	}
+	v, ok := jsonscan.AppendUnquote(nil, contents)
+	return string(v), ok
+}
+
+// decodeJSONStd is decodeJSON by encoding/json.
+func decodeJSONStd(b []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
