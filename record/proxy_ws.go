@@ -166,14 +166,23 @@ func (rl *wsRelay) pump(src, dst *wsPeer) {
 	defer st.abandon()
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := src.r.Read(buf)
+		b := buf
+		direct := st.directRoom()
+		if direct > 0 {
+			b = st.msg[len(st.msg) : len(st.msg)+direct]
+		}
+		n, err := src.r.Read(b)
 		if rl.isStopping() {
 			rl.stop(src, dst, st)
 			return
 		}
 		if n > 0 {
-			st.feed(buf[:n])
-			if _, werr := dst.conn.Write(buf[:n]); werr != nil {
+			if direct > 0 {
+				st.readInto(n)
+			} else {
+				st.feed(b[:n])
+			}
+			if _, werr := dst.conn.Write(b[:n]); werr != nil {
 				rl.writeFailed(src, dst, werr)
 				return
 			}

@@ -55,6 +55,33 @@ func newWSStream(rl *wsRelay, side *wsPeer) *wsStream {
 // where the proxy may write a frame of its own into the stream.
 func (s *wsStream) atBoundary() bool { return !s.broken && !s.inFrame && s.hn == 0 }
 
+// directMax bounds a read straight into a big message's buffer.
+const directMax = 1 << 20
+
+// directRoom returns how many bytes the relay may read straight into the
+// message's buffer (and pass on from there), 0 for none: inside an
+// unmasked frame of a big message (a server's: nothing to unmask, so the
+// buffer holds the bytes as relayed), up to the recording limit and short
+// of the frame's last byte, which comes through feed, so that the
+// message's place is still taken before its end is passed on. Saves a copy
+// of every byte of a big message from the server.
+func (s *wsStream) directRoom() int {
+	if s.broken || !s.inFrame || s.h.Masked || s.h.Op.IsControl() || !s.msgBig || s.remain < 2 {
+		return 0
+	}
+	room := min(s.remain-1, s.maxBytes-int64(len(s.msg)), int64(cap(s.msg)-len(s.msg)), directMax)
+	return int(max(room, 0))
+}
+
+// readInto follows n payload bytes the relay read into the message's
+// buffer (see directRoom).
+func (s *wsStream) readInto(n int) {
+	s.msg = s.msg[:len(s.msg)+n]
+	s.msgSize += int64(n)
+	s.pos += int64(n)
+	s.remain -= int64(n)
+}
+
 // feed follows b, the next bytes the side sent.
 func (s *wsStream) feed(b []byte) {
 	for len(b) > 0 && !s.broken {
