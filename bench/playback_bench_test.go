@@ -60,8 +60,11 @@ func playbackServer(b *testing.B, path string) *playback.Server {
 
 // BenchmarkPlaybackWS measures WebSocket messages per second: echo round
 // trips of 1 KiB JSON messages against the echo server directly, and against
-// playback of a recorded session of the same (every client message
-// compared with the recorded one, every reply sent as recorded).
+// playback of a recorded session of the same. The messages are Effect RPC
+// Chunks, so the session is played as Effect RPC: a client Chunk is decoded
+// for its tag (it answers no call, so nothing is matched or compared), and
+// each recorded server message is sent, as recorded, after the client
+// message recorded before it.
 func BenchmarkPlaybackWS(b *testing.B) {
 	echo := echoServer()
 	defer echo.Close()
