@@ -82,10 +82,13 @@ func (r *run) watch(ctx context.Context, s *session, gate *record.Gate) outcome 
 	wg.Add(1)
 	go follow(s.threadID, false)
 
-	p := &gatePolicy{scenario: r.opts.Scenario, failGate: r.opts.FailGate, secret: r.secret, path: r.gatePath}
+	p := &gatePolicy{scenario: r.opts.Scenario, failGate: r.opts.FailGate, secret: r.secret, path: r.gatePath, settle: activeSettle}
+	defer p.stop()
 	watchingChild, nestedRead := false, false
 	for {
 		select {
+		case <-p.settled():
+			p.settleEnded()
 		case <-ctx.Done():
 			stop()
 			return r.cutShort(ctx)
