@@ -15,10 +15,10 @@
 # average is printed before, at every round and after, with the command
 # line and commit that made the table. Then bench/replay.sh and bench/s3.sh.
 # Exits non-zero unless every figure is ok, and says how long it took.
-# Takes about four minutes on two cores (216 s at a load average of 6-12:
-# five rounds of the ./bench benchmarks at BENCHTIME=1s, the default, which
-# lengthens the b.N benchmarks, and of bench/independent, then replay.sh);
-# a quiet machine's time is not yet measured.
+# Takes about two and a half minutes on two quiet cores (144-151 s at a
+# load average of 1-3; 216 s at 6-12): five rounds of the ./bench benchmarks
+# at BENCHTIME=1s, the default, which lengthens the b.N benchmarks, and of
+# bench/independent, then replay.sh.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
