@@ -190,7 +190,8 @@ func (s *session) rewrite(r reply, id json.RawMessage) []byte {
 // playCall sends a call's recorded replies: each after the Acks recorded
 // before it have arrived, with its recorded gap from what enabled it. Once
 // the client interrupts, only what was recorded after the interrupt is sent
-// (or, if nothing was, an Exit that says interrupted).
+// (or, if nothing was, an Exit that says interrupted), and of it no chunk
+// whose Ack before it the client did not send.
 func (s *session) playCall(key string, lc *liveCall, start time.Time) {
 	defer s.wg.Done()
 	defer close(lc.done)
@@ -211,13 +212,14 @@ func (s *session) playCall(key string, lc *liveCall, start time.Time) {
 			return
 		}
 		s.mu.Lock()
-		interrupted, interruptAt := lc.interrupted, lc.interruptAt
+		interrupted, interruptAt, acks := lc.interrupted, lc.interruptAt, len(lc.acks)
 		var ackAt time.Time
 		if need > 0 && need <= len(lc.acks) {
 			ackAt = lc.acks[need-1]
 		}
 		s.mu.Unlock()
 		trigT, trigWall := prevT, prevWall
+		jumped := false
 		if interrupted && !r.AfterInterrupt {
 			// Skip to what the recording holds after its interrupt.
 			j := i
@@ -228,10 +230,18 @@ func (s *session) playCall(key string, lc *liveCall, start time.Time) {
 				s.send(s.interruptExit(lc.id))
 				return
 			}
-			i = j
+			i, jumped = j, true
 			r = rec.replies[i]
 			trigWall = interruptAt
-		} else if need > 0 && !ackAt.IsZero() {
+		}
+		if interrupted && r.Chunk && r.Acks > acks {
+			// The recorded server sent this chunk after the interrupt
+			// because the chunk before it had been acknowledged; this
+			// client interrupted without that Ack, and a live server would
+			// not send it.
+			continue
+		}
+		if !jumped && need > 0 && !ackAt.IsZero() {
 			if at := rec.ackTs[need-1]; at > trigT {
 				trigT, trigWall = at, ackAt
 			}

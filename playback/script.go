@@ -96,6 +96,9 @@ type reply struct {
 	Acks int
 	// AfterInterrupt: recorded after the client interrupted the call.
 	AfterInterrupt bool
+	// Chunk: a stream's chunk (not its Exit), which a live server sends
+	// only once the chunk before it is acknowledged, interrupted or not.
+	Chunk bool
 }
 
 // loose is a server message that answers no call (a Defect, a JSON-RPC
@@ -246,7 +249,7 @@ func (s *script) buildCalls() {
 				continue // Pings are answered live
 			case effectrpc.TagChunk, effectrpc.TagExit:
 				if c := open[w.Msg.Key()]; c != nil {
-					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, ID: topLevelValue(w.Raw, s.proto.idKey()), Acks: len(c.ackTs), AfterInterrupt: interrupted[c]})
+					c.replies = append(c.replies, reply{T: w.T, Raw: w.Raw, ID: topLevelValue(w.Raw, s.proto.idKey()), Acks: len(c.ackTs), AfterInterrupt: interrupted[c], Chunk: w.Msg.Tag == effectrpc.TagChunk})
 					continue
 				}
 			}

@@ -484,3 +484,79 @@ func TestServerMessagesFollowTheirCause(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedStreamKeepsItsAcks: a server that sent a stream's next chunk
+// after the client's Interrupt, because the client had acknowledged the
+// chunk before it, is played back so to a client that interrupts without
+// that Ack: the chunk is not sent (a live server would not send it), the
+// interrupted Exit is. A client that acknowledges first gets the chunk, as
+// recorded.
+func TestInterruptedStreamKeepsItsAcks(t *testing.T) {
+	// The server sends chunk 1, waits for the Ack and then for the
+	// Interrupt, and only then sends chunk 2 and the interrupted Exit, so
+	// the recording holds chunk 2 after the Interrupt, with one Ack before
+	// it.
+	server := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		read := func() effectrpc.Message {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return effectrpc.Message{}
+			}
+			var m effectrpc.Message
+			json.Unmarshal(b, &m)
+			return m
+		}
+		send := func(m effectrpc.Message) {
+			b, _ := json.Marshal(m)
+			c.Write(ctx, websocket.MessageText, b)
+		}
+		req := read()
+		if req.Tag != effectrpc.TagRequest {
+			return
+		}
+		send(effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: req.ID, Values: json.RawMessage(`[{"n":1}]`)})
+		if read().Tag != effectrpc.TagAck || read().Tag != effectrpc.TagInterrupt {
+			return
+		}
+		send(effectrpc.Message{Tag: effectrpc.TagChunk, RequestID: req.ID, Values: json.RawMessage(`[{"n":2}]`)})
+		send(effectrpc.Message{Tag: effectrpc.TagExit, RequestID: req.ID, Exit: &effectrpc.Exit{Tag: effectrpc.ExitFailure, Cause: json.RawMessage(`[{"_tag":"Interrupt","fiberId":41}]`)}})
+		read()
+	})
+	path := recordSession(t, server, func(base string) {
+		c := dialRPC(t, base, false)
+		c.send(`{"_tag":"Request","id":"1","tag":"stream","payload":{},"headers":[]}`)
+		c.expect(effectrpc.TagChunk, `"1"`)
+		c.send(`{"_tag":"Ack","requestId":"1"}`)
+		c.send(`{"_tag":"Interrupt","requestId":"1"}`)
+		c.expect(effectrpc.TagChunk, `"1"`)
+		c.expect(effectrpc.TagExit, `"1"`)
+		c.c.Close(websocket.StatusNormalClosure, "")
+	})
+	for _, acked := range []bool{false, true} {
+		t.Run(map[bool]string{false: "interrupted-unacked", true: "interrupted-acked"}[acked], func(t *testing.T) {
+			srv := startPlayback(t, path, &ServeOptions{Options: Options{Timing: Timing{Fast: true}}})
+			c := dialRPC(t, srv.URL, false)
+			c.send(`{"_tag":"Request","id":"5","tag":"stream","payload":{},"headers":[]}`)
+			c.expect(effectrpc.TagChunk, `"5"`)
+			if acked {
+				c.send(`{"_tag":"Ack","requestId":"5"}`)
+			}
+			c.send(`{"_tag":"Interrupt","requestId":"5"}`)
+			if acked {
+				if m := c.expect(effectrpc.TagChunk, `"5"`); !bytes.Contains(m.Values, []byte(`"n":2`)) {
+					t.Errorf("chunk %s, want the recorded second", m.Values)
+				}
+			}
+			if m := c.expect(effectrpc.TagExit, `"5"`); m.Exit.Tag != effectrpc.ExitFailure {
+				t.Errorf("exit %s, want the recorded interrupted Failure", m.Exit.Tag)
+			}
+			c.c.Close(websocket.StatusNormalClosure, "")
+		})
+	}
+}
