@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -151,5 +152,40 @@ func TestResponsesMissExplained(t *testing.T) {
 	}
 	if !strings.Contains(e.Message, "closest recorded: ") || !strings.Contains(e.Message, m.Path) {
 		t.Errorf("the error does not explain the miss: %s", e.Message)
+	}
+}
+
+// TestRepeatedCallGetsFreshIDs: a request made again after every matching
+// recorded call was played (a provider resending it after a restart) is
+// answered with the recorded answer again, with new response, item and
+// call ids, as a live model answers: the recorded ones again would be a
+// model reusing its ids. The rest of the answer is the same.
+func TestRepeatedCallGetsFreshIDs(t *testing.T) {
+	path, _ := recordCodex(t, codex1)
+	base, h := serve(t, &cassette.Options{Fast: true}, path)
+	body := codexBody(t, childSession[0], codex2)
+	var answers []string
+	for range 2 {
+		status, hdr, got := postResponses(t, base, body)
+		if status != 200 || hdr != "played" {
+			t.Fatalf("status %d %s: %s", status, hdr, got)
+		}
+		answers = append(answers, got)
+	}
+	idRE := regexp.MustCompile(`\b(?:resp|msg|fc|call|rs)_[A-Za-z0-9-]{8,}`)
+	first, second := idRE.FindAllString(answers[0], -1), idRE.FindAllString(answers[1], -1)
+	if len(first) == 0 || len(first) != len(second) {
+		t.Fatalf("ids %v then %v: want the same number, some", first, second)
+	}
+	for _, id := range second {
+		if strings.Contains(answers[0], id) {
+			t.Errorf("the repeated answer reuses id %s", id)
+		}
+	}
+	if a, b := idRE.ReplaceAllString(answers[0], "ID"), idRE.ReplaceAllString(answers[1], "ID"); a != b {
+		t.Errorf("the repeated answer differs beyond its ids:\n%s\n%s", a, b)
+	}
+	if r := h.Report(); r.Played != 2 || r.Repeated != 1 {
+		t.Errorf("report %+v, want 2 played, 1 repeated", r)
 	}
 }

@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -212,6 +213,9 @@ func (h *Handler) pick(live *Shape) (*Call, Bindings, Miss) {
 	if found < 0 && repeat >= 0 {
 		found, foundBind = repeat, repeatBind
 		h.report.Repeated++
+		for rec, fresh := range freshIDs(h.c.Calls[found]) {
+			foundBind[rec] = fresh
+		}
 	}
 	if found < 0 {
 		m := Miss{Request: describe(live)}
@@ -233,6 +237,47 @@ func (h *Handler) pick(live *Shape) (*Call, Bindings, Miss) {
 		all[k] = v
 	}
 	return h.c.Calls[found], all, Miss{}
+}
+
+// freshIDs binds each id the recorded answer of call made (an id token of
+// the answer that its request does not hold: a response's, an item's, a
+// function call's) to a new one of the same form. A call played again
+// answers a request made again (a provider resent it after a restart), and
+// a live model answers it with new ids: the recorded ones again would be a
+// model reusing its ids (model-id-unique). Later requests carry the new ids,
+// which bind to the recorded ones as every run-bound id does.
+func freshIDs(call *Call) Bindings {
+	inRequest := map[string]bool{}
+	for _, seg := range tokenize(string(call.Exchange.Body), nil) {
+		if seg.class == "id" {
+			inRequest[seg.text] = true
+		}
+	}
+	var answer strings.Builder
+	for _, c := range call.Exchange.Chunks {
+		answer.Write(c.Data)
+	}
+	out := Bindings{}
+	for _, seg := range tokenize(answer.String(), nil) {
+		if seg.class == "id" && !inRequest[seg.text] && out[seg.text] == "" {
+			out[seg.text] = freshID(seg.text)
+		}
+	}
+	return out
+}
+
+// freshID is id with its tail after the prefix ("resp_", "call_") replaced
+// by random lowercase hex of the same length, a UUID's dashes kept.
+func freshID(id string) string {
+	prefix, tail, _ := strings.Cut(id, "_")
+	random := []byte(rand.Text() + rand.Text() + rand.Text())
+	b := []byte(tail)
+	for i := range b {
+		if b[i] != '-' {
+			b[i] = "0123456789abcdef"[random[i%len(random)]%16]
+		}
+	}
+	return prefix + "_" + string(b)
 }
 
 // miss answers an invalid_request_error (which the CLI does not retry)
