@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -415,10 +416,30 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 			}
 		}
 	}
-	if x.Err != "" && sse {
+	if x.Err != "" && sse && !streamEnded(raw, responses) {
 		// The recorded stream ended early (a cut): end this one the same way.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// streamEnded reports whether a recorded stream reached its terminal event
+// (message_stop or an error event; response.completed, failed, incomplete
+// or error). An error recorded after that is the client hanging up once it
+// had the whole answer (Codex closes its connection on response.completed,
+// so the recorder's read of the rest is cancelled), not a cut: played
+// again it would break a stream the model had finished, and a client that
+// saw the break first retries the call (a call played twice).
+func streamEnded(raw []byte, responses bool) bool {
+	if responses {
+		asm, _, _ := openai.Assemble(bytes.NewReader(raw))
+		return asm.Ended() != ""
+	}
+	asm := anthropic.NewAssembler()
+	_ = anthropic.ReadEvents(bytes.NewReader(raw), func(name string, data []byte) error {
+		_ = asm.Feed(name, data)
+		return nil
+	})
+	return asm.Complete() || asm.APIError() != nil
 }
 
 // rebind assembles a recorded stream, applies bind to its texts and tool

@@ -1,0 +1,96 @@
+package cassette_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/model"
+	"github.com/wireproof/wireproof/model/cassette"
+)
+
+// rewrite copies the bundle at path with edit applied to each event (false
+// drops it) and returns the copy's path.
+func rewrite(t *testing.T, path string, edit func(*bundle.Event) bool) string {
+	t.Helper()
+	c, err := bundle.ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "edited.zst")
+	w, err := bundle.Create(out, bundle.Header{Format: bundle.FormatVersion, Tool: "cassette-test", Started: time.Now().UTC()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Events {
+		if ev := &c.Events[i]; edit(ev) {
+			if _, err := w.Append(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRecordedHangUpIsNotACut: Codex closes its connection as soon as it
+// has response.completed, so the recorder's read of the rest of the body
+// often ends "context canceled". Played again, such a call streams the
+// whole answer and ends cleanly; breaking it (as a cut is played) made
+// Codex retry the call, played twice. A stream recorded cut before its
+// terminal event is still played broken.
+func TestRecordedHangUpIsNotACut(t *testing.T) {
+	path, _ := recordCodex(t, codex1)
+	hungUp := func(ev *bundle.Event) bool {
+		if ev.Kind == bundle.KindHTTPEnd && strings.HasPrefix(ev.Conn, "model-") {
+			ev.Err = "upstream body: context canceled"
+		}
+		return true
+	}
+	cut := func(ev *bundle.Event) bool {
+		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient && bytes.Contains(ev.Body.Data, []byte("response.completed")) {
+			return false
+		}
+		if ev.Kind == bundle.KindHTTPEnd && strings.HasPrefix(ev.Conn, "model-") {
+			ev.Err = "upstream body: unexpected EOF"
+		}
+		return true
+	}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*bundle.Event) bool
+		broken bool
+	}{
+		{"hung up after response.completed", hungUp, false},
+		{"cut before response.completed", cut, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, _ := serve(t, &cassette.Options{Fast: true}, rewrite(t, path, tc.edit))
+			for _, name := range childSession {
+				req, _ := http.NewRequest(http.MethodPost, base+model.ResponsesPath, bytes.NewReader(codexBody(t, name, codex2)))
+				req.Header.Set("Content-Type", "application/json")
+				var body []byte
+				resp, err := client.Do(req)
+				if err == nil {
+					// A cut before the recording's first byte breaks the
+					// connection before the head: Do's error, not the read's.
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				if gotBroken := err != nil; gotBroken != tc.broken {
+					t.Errorf("%s: error %v, want broken %v", name, err, tc.broken)
+				}
+				if got := bytes.Contains(body, []byte("event: response.completed")); got == tc.broken {
+					t.Errorf("%s: response.completed played %v, want %v", name, got, !tc.broken)
+				}
+			}
+		})
+	}
+}
