@@ -53,7 +53,7 @@ func main() {
 	serveEnds := flag.Bool("serve-ends", false, "serve the sink (/sink), the echo (/echo) and the JSON API (every other path) and print their URL (the program's own child)")
 	messages := flag.Int("messages", 32<<10, "1 KiB messages sent one way, each way")
 	trips := flag.Int("trips", 400, "echo round trips per block; 5 blocks alternate the two ways")
-	requests := flag.Int("requests", 20000, "HTTP requests each way")
+	requests := flag.Int("requests", 20000, "HTTP requests each way, in 5 blocks that alternate the two ways")
 	flag.Parse()
 	if *serveEnds {
 		if err := serveUntilSignalled(endsHandler()); err != nil {
@@ -207,16 +207,29 @@ func run(w io.Writer, r round) error {
 		rpChild.stop()
 		return err
 	}
-	cpu0 := rpChild.cpu()
-	viaRP, err := fetchJSON(rpChild.url, requests)
-	rpCPU := rpChild.cpu() - cpu0
-	var viaRec float64
-	var recCPU time.Duration
-	if err == nil {
-		cpu0 = httpProxy.cpu()
-		viaRec, err = fetchJSON(httpProxy.url, requests)
-		recCPU = httpProxy.cpu() - cpu0
+	// Five blocks of requests/5 each way, the order alternating from block
+	// to block, so neither way always runs first (on a fresh process, or
+	// after the other's burst): each way's figure is its bytes over its
+	// time summed over the blocks, and its CPU summed likewise.
+	ways := []*child{rpChild, httpProxy}
+	var bytes [2]int64
+	var took, cpu [2]time.Duration
+	for b := range httpBlocks {
+		for k := range ways {
+			i := (k + b) % 2
+			cpu0 := ways[i].cpu()
+			n, d, ferr := fetchJSON(ways[i].url, requests/httpBlocks)
+			cpu[i] += ways[i].cpu() - cpu0
+			bytes[i] += n
+			took[i] += d
+			if err == nil {
+				err = ferr
+			}
+		}
 	}
+	mbps := func(i int) float64 { return float64(bytes[i]) / took[i].Seconds() / 1e6 }
+	viaRP, viaRec, rpCPU, recCPU := mbps(0), mbps(1), cpu[0], cpu[1]
+	requests = requests / httpBlocks * httpBlocks
 	for _, c := range []*child{httpProxy, rpChild} {
 		if serr := c.stop(); err == nil {
 			err = serr
@@ -327,9 +340,13 @@ func echoTrips(bases []string, trips int) ([][]time.Duration, error) {
 	return lat, nil
 }
 
+// httpBlocks is the number of blocks the HTTP figure's requests are run
+// in, each way in turn.
+const httpBlocks = 5
+
 // fetchJSON fetches base's JSON response n times from 8 concurrent clients
-// and returns the MB/s of body.
-func fetchJSON(base string, n int) (float64, error) {
+// and returns the bytes of body and the time it took.
+func fetchJSON(base string, n int) (int64, time.Duration, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer client.CloseIdleConnections()
 	var left atomic.Int64
@@ -360,9 +377,9 @@ func fetchJSON(base string, n int) (float64, error) {
 	d := time.Since(start)
 	close(errs)
 	if err := <-errs; err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(bytes.Load()) / d.Seconds() / 1e6, nil
+	return bytes.Load(), d, nil
 }
 
 // serveReverseProxy is the child that serves httputil.ReverseProxy in front
