@@ -24,6 +24,11 @@ type fieldSet struct {
 	// anything else starts no name, and the scan moves on without reading
 	// the word around it ("task" or "background" in a JSON payload).
 	after [][][2]byte
+	// first[i][c] says whether c (either case) is the first byte of one of
+	// after[i] (0 for a name's end: any byte that is no identifier's): most
+	// anchors are followed by no such byte, and the scan moves on with one
+	// table lookup.
+	first [][256]bool
 }
 
 // anchorRarity orders the letters from rarest to commonest in English text
@@ -56,12 +61,23 @@ func newFieldSet(names []string) *fieldSet {
 		}
 	}
 	fs.after = make([][][2]byte, len(fs.anchors))
+	fs.first = make([][256]bool, len(fs.anchors))
 	for i, a := range fs.anchors {
 		for _, n := range fs.names {
 			for p := range len(n) {
 				if lower(n[p]) == lower(a) {
-					if f := followers([]byte(n), p); !slices.Contains(fs.after[i], f) {
+					f := followers([]byte(n), p)
+					if !slices.Contains(fs.after[i], f) {
 						fs.after[i] = append(fs.after[i], f)
+					}
+					if f[0] == 0 {
+						for c := range 256 {
+							if !isIdent(byte(c)) {
+								fs.first[i][c] = true
+							}
+						}
+					} else {
+						fs.first[i][f[0]], fs.first[i][upper(f[0])] = true, true
 					}
 				}
 			}
@@ -127,7 +143,7 @@ func (fs *fieldSet) each(b []byte, fn func(start, end int) bool) {
 				break
 			}
 			i += off
-			if !slices.Contains(fs.after[ai], followers(b, i)) {
+			if i+1 < len(b) && !fs.first[ai][b[i+1]] || !slices.Contains(fs.after[ai], followers(b, i)) {
 				// No name has this anchor followed by these bytes.
 				off = i + 1
 				if off >= len(b) {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,6 +63,26 @@ func TestIsTokenFieldName(t *testing.T) {
 	} {
 		if got := IsTokenFieldName(name); got != want {
 			t.Errorf("IsTokenFieldName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestFieldFirstFollower: the scan's table of an anchor's first followers
+// rejects only what followers would: for every name set, anchor and pair
+// of bytes after it, a byte the table refuses starts no follower pair of
+// the anchor's names.
+func TestFieldFirstFollower(t *testing.T) {
+	for _, names := range [][]string{nil, {"desk", "ask_token"}, {"k_2", "Kx-y", "api-KEY"}, {"q", "zq9"}} {
+		fs := newFieldSet(names)
+		for ai, a := range fs.anchors {
+			for c := range 256 {
+				for d := range 256 {
+					w := []byte{a, byte(c), byte(d)}
+					if !fs.first[ai][c] && slices.Contains(fs.after[ai], followers(w, 0)) {
+						t.Fatalf("names %q: anchor %q followed by %q is refused by the table, yet starts a name's follower pair", names, a, w[1:])
+					}
+				}
+			}
 		}
 	}
 }
