@@ -390,7 +390,7 @@ func (d *modelCalls) end(m *modelExchange, ev *bundle.Event, answered bool, emit
 		}
 	}
 	switch {
-	case f.APIError != nil || ev.Err != "" || len(f.Problems) > 0 || (m.sse && !f.Complete && !f.Cut):
+	case f.APIError != nil || (ev.Err != "" && !f.Complete) || len(f.Problems) > 0 || (m.sse && !f.Complete && !f.Cut):
 		m.call.Outcome = OutcomeFailure
 	default:
 		m.call.Outcome = OutcomeSuccess

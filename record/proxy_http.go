@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,7 +254,7 @@ func (ex *httpExchange) relayBody(w http.ResponseWriter, res *http.Response) (si
 		case r.err == io.EOF:
 			return true, nil // the server flushes the end
 		case r.err != nil:
-			return true, fmt.Errorf("upstream body: %w", r.err)
+			return true, upstreamBodyErr(res, r.err)
 		case len(reads.c) == 0:
 			// Nothing more has arrived: a busy body is flushed in
 			// batches.
@@ -331,7 +332,7 @@ func (ex *httpExchange) relaySmall(w http.ResponseWriter, res *http.Response, rb
 		case rerr == io.EOF:
 			return size, nil // the server flushes the end
 		case rerr != nil:
-			return size, fmt.Errorf("upstream body: %w", rerr)
+			return size, upstreamBodyErr(res, rerr)
 		case n > 0 && size < res.ContentLength:
 			if err := flush(); err != nil {
 				return size, err
@@ -510,3 +511,16 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 }
 
 func (b *recordingBody) Close() error { return b.r.Close() }
+
+// upstreamBodyErr names why reading the upstream's body failed. When the
+// client's connection closed first, the read fails only because the
+// client's request context (which the upstream request carries) was
+// cancelled: the client hung up, often once it had all it wanted (Codex on
+// response.completed), and the record says so instead of blaming the
+// upstream.
+func upstreamBodyErr(res *http.Response, err error) error {
+	if errors.Is(err, context.Canceled) && res.Request != nil && res.Request.Context().Err() != nil {
+		return fmt.Errorf("client: gone before the body ended (%w)", err)
+	}
+	return fmt.Errorf("upstream body: %w", err)
+}
