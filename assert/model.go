@@ -65,7 +65,7 @@ func modelProblem(kind string) func(*protocol.Event) *Failure {
 // that ended in an error event (model-api-error judges it).
 func modelStreamComplete(ev *protocol.Event) *Failure {
 	m := modelAnswer(ev)
-	if m == nil || (ev.Method != protocol.MethodMessages && ev.Method != protocol.MethodResponses) || !m.Stream || m.Status < 200 || m.Status > 299 || m.Complete || m.Cut || m.APIError != nil {
+	if m == nil || (ev.Method != protocol.MethodMessages && ev.Method != protocol.MethodResponses) || !m.Stream || m.Status < 200 || m.Status > 299 || m.Complete || m.Cut || m.ClientGone || m.APIError != nil {
 		return nil
 	}
 	if ev.Method == protocol.MethodResponses {

@@ -20,6 +20,7 @@ type responsesExchange struct {
 	req, res []byte
 	status   int
 	ctype    string
+	endErr   string // the http.end's err
 }
 
 // conformanceFailures decodes the exchanges (one connection each), stops
@@ -64,7 +65,7 @@ func stoppedFailures(t *testing.T, at bundle.Event, xs ...responsesExchange) []s
 		}
 		feed(bundle.Event{Kind: bundle.KindHTTPResponse, Conn: conn, Status: status, Header: map[string][]string{"Content-Type": {ctype}}})
 		feed(bundle.Event{Kind: bundle.KindHTTPBody, Conn: conn, Dir: bundle.DirServerToClient, Body: bundle.Text(x.res)})
-		feed(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(x.res))})
+		feed(bundle.Event{Kind: bundle.KindHTTPEnd, Conn: conn, Size: int64(len(x.res)), Err: x.endErr})
 	}
 	at.Seq, at.T = seq+1, int64(seq+1)
 	r.Stop(&at, "stopped")
@@ -110,6 +111,10 @@ func TestResponsesConformance(t *testing.T) {
 		{"malformed event", []responsesExchange{{req: first, res: malformed}}, assert.CheckModelSSEEvent, "data is not a JSON event"},
 		{"out of order", []responsesExchange{{req: first, res: outOfOrder}}, assert.CheckModelSSEOrder, "which is not open"},
 		{"cut", []responsesExchange{{req: first, res: raw[:k]}}, assert.CheckModelStreamComplete, "without response.completed"},
+		{"cut, the upstream gone", []responsesExchange{{req: first, res: raw[:k], endErr: "upstream body: unexpected EOF"}}, assert.CheckModelStreamComplete, "without response.completed (upstream body: unexpected EOF)"},
+		// The client hung up mid-answer (its turn interrupted, the CLI
+		// killed): the unfinished answer is not the model's failure.
+		{"cut, the client gone", []responsesExchange{{req: first, res: raw[:k], endErr: "client: gone before the body ended (context canceled)"}}, "", ""},
 		{"error", []responsesExchange{{req: first, status: 503, ctype: "application/json", res: []byte(`{"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}`)}}, assert.CheckModelAPIError, "server_error: overloaded"},
 		{"output of no call", []responsesExchange{{req: orphan, res: sse(done)}}, assert.CheckModelToolResult, "answers call_9"},
 		{"id reused", []responsesExchange{{req: first, res: sse(delegate)}, {req: second, res: sse(delegate)}}, assert.CheckModelIDUnique, "response id resp_1"},

@@ -77,6 +77,11 @@ type ModelCall struct {
 	// of the answer is not whole (the recorder's cap), so its completeness
 	// and content are not judged.
 	Complete, Cut bool
+	// ClientGone: the client hung up, or could no longer be written to,
+	// before the answer ended (the recorder's http.end err begins
+	// "client: "), so an answer left unfinished is the client's doing, not
+	// the model's.
+	ClientGone bool
 	// Unoffered lists the tool_use blocks of the answer that name a tool the
 	// request does not offer.
 	Unoffered []string
@@ -88,6 +93,10 @@ type ModelCall struct {
 	// sent the model something the cassette never saw.
 	CassetteMiss bool
 }
+
+// ClientGonePrefix begins the err of an http.end whose body the client
+// stopped taking (package record): it hung up, or a write to it failed.
+const ClientGonePrefix = "client: "
 
 // CassetteHeader is the response header a model cassette (package
 // model/cassette) sets: "played" on a recorded answer, "miss" on the API
@@ -339,6 +348,7 @@ func (d *modelCalls) end(m *modelExchange, ev *bundle.Event, answered bool, emit
 	m.requestDone(ev, emit)
 	f := &m.facts
 	f.Cut = ev.Truncated || m.resLarge
+	f.ClientGone = strings.HasPrefix(ev.Err, ClientGonePrefix)
 	out := &Event{Seq: ev.Seq, T: ev.T, Conn: m.call.Conn, Dir: bundle.DirServerToClient, Protocol: m.call.Protocol, Kind: KindResponse,
 		ID: m.call.ID, Method: m.call.Method, Call: m.call, Status: f.Status, Err: errOrNil(ev.Err)}
 	m.call.EndSeq = ev.Seq

@@ -198,7 +198,7 @@ func TestAnthropicDecoder(t *testing.T) {
 			req(2, reqFacts), res(2+1+chunks(delegateRes[:cutAt])+1, protocol.OutcomeFailure, with(reqFacts, func(f *protocol.ModelCall) { f.Status = 200 }), delegate, ""),
 		}},
 		{"a whole stream, then the client gone", false, []modelExchange{{path: "/v1/messages?beta=true", ctype: "text/event-stream; charset=utf-8", status: 200, req: delegateReq, res: delegateRes, endErr: "client: gone before the body ended (context canceled)"}}, []modelSummary{
-			req(2, reqFacts), res(endSeq, protocol.OutcomeSuccess, delegated, delegate, ""),
+			req(2, reqFacts), res(endSeq, protocol.OutcomeSuccess, with(delegated, func(f *protocol.ModelCall) { f.ClientGone = true }), delegate, ""),
 		}},
 		{"529", false, []modelExchange{{path: "/v1/messages", ctype: "application/json", status: 529, req: delegateReq, res: []byte(overloaded)}}, []modelSummary{
 			req(2, reqFacts), res(5, protocol.OutcomeFailure, with(reqFacts, func(f *protocol.ModelCall) {

@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -515,12 +514,14 @@ func (b *recordingBody) Close() error { return b.r.Close() }
 // upstreamBodyErr names why reading the upstream's body failed. When the
 // client's connection closed first, the read fails only because the
 // client's request context (which the upstream request carries) was
-// cancelled: the client hung up, often once it had all it wanted (Codex on
-// response.completed), and the record says so instead of blaming the
-// upstream.
+// cancelled, and the transport closed the upstream connection: the error
+// is context.Canceled or, as the race goes, "use of closed network
+// connection". The client hung up (Codex once it has response.completed,
+// a CLI whose turn was interrupted or that was killed mid-answer), and the
+// record says so instead of blaming the upstream.
 func upstreamBodyErr(res *http.Response, err error) error {
-	if errors.Is(err, context.Canceled) && res.Request != nil && res.Request.Context().Err() != nil {
-		return fmt.Errorf("client: gone before the body ended (%w)", err)
+	if res.Request != nil && res.Request.Context().Err() != nil {
+		return fmt.Errorf("client: gone before the body ended (%w)", err) // protocol.ClientGonePrefix
 	}
 	return fmt.Errorf("upstream body: %w", err)
 }
