@@ -242,11 +242,18 @@ func (d *Deltas) scan(k *deltaKey, mode scanMode) {
 	}
 	cut = min(cut, hold)
 	r.fields.scan(w, func(f field) { spans = append(spans, span{f.start, f.end}) })
-	// An occurrence or a field straddling the cut waits whole.
+	// An occurrence or a field straddling the cut waits whole. When the
+	// stream was cut, nothing more will come: one found whole where the
+	// cut is (the start of what may be a longer occurrence, or inside it)
+	// is redacted where it stands, "[REDACTED]" keeping its place, and only
+	// what follows it is dropped.
 	for moved := true; moved; {
 		moved = false
 		for _, sp := range spans {
-			if sp.start < cut && cut < sp.end {
+			switch {
+			case mode == scanDrop && sp.start <= cut && cut < sp.end:
+				cut, moved = sp.end, true
+			case mode != scanDrop && sp.start < cut && cut < sp.end:
 				cut, moved = sp.start, true
 			}
 		}

@@ -300,6 +300,19 @@ func TestDeltasCut(t *testing.T) {
 	}
 }
 
+// TestDeltasCutAfterASecret: a stream cut right after a secret completed
+// across pieces keeps "[REDACTED]" where the secret stood (the reader sees
+// that something was taken out) and drops only what could begin another.
+func TestDeltasCutAfterASecret(t *testing.T) {
+	red := New([]string{deltaSecret}, nil)
+	msgs := anthropicStream("ACK:"+deltaSecret, "", 8, sseWrap)
+	msgs = msgs[:len(msgs)-3] // cut before the block's end
+	out := runDeltas(t, red, msgs, false)
+	if diff := cmp.Diff(map[string]string{"block 0": "ACK:" + Redacted}, fold(t, out)); diff != "" {
+		t.Errorf("folded text of a stream cut after a secret (-want +got):\n%s", diff)
+	}
+}
+
 // TestDeltasLearnedLate checks that a secret added to the Redactor after a
 // stream began is redacted from the pieces still to come.
 func TestDeltasLearnedLate(t *testing.T) {
