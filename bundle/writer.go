@@ -571,7 +571,9 @@ func (w *Writer) failure() error {
 	return w.err
 }
 
-// Flush writes everything appended so far to the underlying writer.
+// Flush writes everything appended so far to the underlying writer. When it
+// returns, whatever its error, the writer is done with every body appended
+// before: written, or dropped unread after a failure or Close.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	if err := w.failure(); err != nil {
@@ -579,7 +581,11 @@ func (w *Writer) Flush() error {
 		return err
 	}
 	if w.closed {
+		// Close is under way: what was appended before is written (or,
+		// on a failure, dropped unread) once the compressor is done, and
+		// a caller may then reuse the bodies it appended.
 		w.mu.Unlock()
+		<-w.done
 		return ErrClosed
 	}
 	var ack chan error

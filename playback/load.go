@@ -37,6 +37,7 @@ type Exchange struct {
 	// so it is served as identity.
 	Decoded bool
 	Err     string // why the exchange ended early, if it did
+	EndT    int64  // when the exchange ended (its http.end), ns; 0 when it never did
 	// Informational are the 1xx responses relayed before the final one
 	// (http.response's attrs "informational"), in order.
 	Informational []Informational
@@ -142,7 +143,7 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 			}
 		case bundle.KindHTTPEnd:
 			if x := xs[ev.Conn]; x != nil {
-				x.Truncated, x.Err = ev.Truncated, ev.Err
+				x.Truncated, x.Err, x.EndT = ev.Truncated, ev.Err, ev.T
 				if len(ev.Attrs) > 0 {
 					var a struct {
 						Trailer http.Header `json:"responseTrailer"`

@@ -97,3 +97,45 @@ func TestProxyWebSocketBigBuffersGivenBack(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyWebSocketBigBuffersAfterTheRecordingEnded: once the recording
+// can no longer be written (closed here; a full disk is the same), the
+// traffic still flows, and each big message's buffer is still given back
+// and reused: before, every big message mapped a buffer of its own that
+// was never unmapped, and the pages it wrote stayed resident.
+func TestProxyWebSocketBigBuffersAfterTheRecordingEnded(t *testing.T) {
+	testkit.CheckLeaks(t)
+	const messages, size = 6, wsBig + 4096
+	got := make(chan int64, 1)
+	up := startRawUpstream(t, func(p *rawPeer) {
+		n, _ := io.Copy(io.Discard, p.br)
+		got <- n
+	})
+	r := startRecording(t, up.URL, nil)
+	maps0, mapped0 := bigMaps.Load(), bigMapped.Load()
+	p := rawDial(t, r.URL, "/ws")
+	if err := r.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	payload := strings.Repeat("abcdefghijklmnopqrstuvwxyz", size/26+1)[:size]
+	var sent int64
+	for range messages {
+		b := p.frameBytes(rawFrame{op: wsframe.OpText, fin: true, payload: payload})
+		if _, err := p.conn.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		sent += int64(len(b))
+	}
+	p.conn.Close()
+	if n := <-got; n != sent {
+		t.Errorf("the upstream received %d bytes, want the %d sent", n, sent)
+	}
+	r.waitRelays()
+	if n := bigMaps.Load() - maps0; n > bigSlots {
+		t.Errorf("%d big buffers mapped for %d big messages, want at most one a slot (%d), reused", n, messages, bigSlots)
+	}
+	if n := bigMapped.Load() - mapped0; n != 0 {
+		t.Errorf("%d big buffers still mapped after the connection ended", n)
+	}
+	r.stop()
+}

@@ -209,10 +209,15 @@ func (q *wsQueue) run() {
 				// in the order is taken). The writer may take its body as
 				// it is: the buffer is reused only once the writer is done
 				// with it, and not at all if a subscriber may still read
-				// it. The big slots bound how many run at once.
+				// it. The big slots bound how many run at once. A recording
+				// that failed or closed is done with it too (EmitWritten
+				// returns once the writer has written or dropped it), and
+				// the traffic still flows: its buffer is reused as well,
+				// rather than a new one mapped for every big message.
 				res, ev, big := it.res, it.ev, it.big
 				bigs.Go(func() {
-					if res.EmitWritten(ev) != nil || rec.Retains() {
+					_ = res.EmitWritten(ev)
+					if rec.Retains() {
 						big = nil
 					}
 					q.giveBig(big)

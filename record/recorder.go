@@ -344,7 +344,9 @@ func (res *Reservation) Emit(ev *bundle.Event) error {
 // every place before it filled, the event written and the writer's
 // compression of it done (as flush). Then, unless Retains, nothing of the
 // recording refers to ev's body any more, and its bytes may be reused (the
-// bundle writer takes a huge JSON body as it is, without a copy).
+// bundle writer takes a huge JSON body as it is, without a copy). That
+// holds whatever the error: an event the recording could not take (closed,
+// failed) was dropped unread by the time it returns.
 func (res *Reservation) EmitWritten(ev *bundle.Event) error {
 	r := res.r
 	r.mu.Lock()

@@ -2,6 +2,8 @@ package cassette_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -93,4 +95,59 @@ func TestRecordedHangUpIsNotACut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRecordedClientGoneIsHeld: a call the recorded client left mid-answer
+// (an interrupted turn, a killed CLI) was never answered whole, and the
+// break was the client's. Played again the stream is held open where the
+// recorded client left, not cut: a client that leaves again leaves a
+// stream the model had not ended, as recorded, instead of seeing the model
+// break it. One that stays past the hold is cut.
+func TestRecordedClientGoneIsHeld(t *testing.T) {
+	path, _ := recordCodex(t, codex1)
+	gone := rewrite(t, path, func(ev *bundle.Event) bool {
+		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient && bytes.Contains(ev.Body.Data, []byte("response.completed")) {
+			return false
+		}
+		if ev.Kind == bundle.KindHTTPEnd && strings.HasPrefix(ev.Conn, "model-") {
+			ev.Err = "client: gone before the body ended (context canceled)"
+		}
+		return true
+	})
+	call := func(t *testing.T, base string, leave time.Duration) (body []byte, err error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), leave)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+model.ResponsesPath, bytes.NewReader(codexBody(t, childSession[0], codex2)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
+	}
+
+	t.Run("the client leaves again", func(t *testing.T) {
+		base, _ := serve(t, &cassette.Options{Fast: true, HangUpHold: time.Hour}, gone)
+		// Cut at once (as before), the read would end in an unexpected
+		// EOF; held, it ends when this client leaves.
+		body, err := call(t, base, 500*time.Millisecond)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("read ended with %v, want the client's own deadline: the stream was not held", err)
+		}
+		if bytes.Contains(body, []byte("response.completed")) {
+			t.Errorf("played response.completed, which was never recorded")
+		}
+		if !bytes.Contains(body, []byte("event: response.")) {
+			t.Errorf("the recorded part of the answer was not played: %q", body)
+		}
+	})
+	t.Run("the client stays past the hold", func(t *testing.T) {
+		base, _ := serve(t, &cassette.Options{Fast: true, HangUpHold: 50 * time.Millisecond}, gone)
+		_, err := call(t, base, time.Minute)
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("read ended with %v, want the stream cut after the hold", err)
+		}
+	})
 }

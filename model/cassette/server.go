@@ -38,7 +38,14 @@ type Options struct {
 	OnMiss func(Miss)
 	// Logf, when set, gets one line per request: what was played or missed.
 	Logf func(format string, args ...any)
+	// HangUpHold is how long a stream whose recorded client left it
+	// mid-answer is held open, past the time the client left, before it
+	// is cut; 0 means DefaultHangUpHold.
+	HangUpHold time.Duration
 }
+
+// DefaultHangUpHold is Options.HangUpHold's default.
+const DefaultHangUpHold = 10 * time.Second
 
 // Miss is a live request the cassette has no recorded answer for.
 type Miss struct {
@@ -417,6 +424,34 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 		}
 	}
 	if x.Err != "" && sse && !streamEnded(raw, responses) {
+		if strings.HasPrefix(x.Err, protocol.ClientGonePrefix) {
+			// The recorded client left here, the model still answering
+			// (an interrupted turn, a killed CLI): what it sent after was
+			// never recorded, and the break is the client's, not the
+			// model's. The stream is held open, as the model held it, so
+			// a client that leaves again leaves as recorded, and the run
+			// is judged as the recorded one was. A client that stays past
+			// the time the recorded one left, by the hold, is cut.
+			h.logf("cassette: %s: the recorded client left mid-answer; holding the stream until this one leaves", call.Name())
+			hold := h.o.HangUpHold
+			if hold <= 0 {
+				hold = DefaultHangUpHold
+			}
+			if f != nil {
+				f.Flush() // the head, when nothing of the body was recorded
+			}
+			if x.EndT > last && !h.o.Fast && !wait(x.EndT) {
+				return
+			}
+			tm := time.NewTimer(hold)
+			defer tm.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-tm.C:
+			}
+			h.logf("cassette: %s: the client stayed %v past where the recorded one left; cut", call.Name(), hold)
+		}
 		// The recorded stream ended early (a cut): end this one the same way.
 		panic(http.ErrAbortHandler)
 	}
