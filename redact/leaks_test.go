@@ -44,6 +44,26 @@ func TestRedactWrappedBase64(t *testing.T) {
 	}
 }
 
+// TestRedactBase64OfASecretAtTheEnd: where a secret ends the encoded text
+// (the base64 of the secret on its own, or of a value it ends), every
+// character that holds a bit of it is redacted, its padding too: before,
+// the last character or two ("[REDACTED]Y=") were left, as they would
+// depend on the bytes after the secret in a longer text.
+func TestRedactBase64OfASecretAtTheEnd(t *testing.T) {
+	for _, sec := range []string{"sk-wp-SECRETVALUE12345", "sk-wp-SECRETVALUE123456", "sk-wp-SECRETVALUE1234567"} {
+		r := New([]string{sec}, nil)
+		for _, prefix := range []string{"", "u", "user:", "ab"} {
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+				in := `{"b":"` + enc.EncodeToString([]byte(prefix+sec)) + `"}`
+				got := string(r.Bytes([]byte(in), r.Snapshot()))
+				if !strings.HasSuffix(got, Redacted+`"}`) {
+					t.Errorf("%d bytes, prefix %q: %s redacted to %s, want nothing after %s", len(sec), prefix, in, got, Redacted)
+				}
+			}
+		}
+	}
+}
+
 // TestRedactHeaderNameAndMethod: a secret in a header name is replaced
 // whatever case the name was given (Go's server and client change it), and
 // one in the method is replaced.

@@ -101,13 +101,22 @@ func writePct(b *strings.Builder, r rune, f string) {
 // Base64Stable returns the parts of s's base64 encodings (standard and URL
 // alphabets) that do not depend on the bytes around s, at each of the three
 // alignments s can have in a longer encoded text: any base64 of text that
-// contains s contains one of them. Secrets shorter than 8 bytes get none, as
-// their stable parts would be short enough to occur by chance.
+// contains s contains one of them. Where s ends the encoded text, its last
+// character (and the padding after it) depends on s alone too: that
+// longer form, with and without the padding, is returned as well, so the
+// base64 of a secret on its own is redacted whole, not up to its last
+// character or two. Secrets shorter than 8 bytes get none, as their stable
+// parts would be short enough to occur by chance.
 func Base64Stable(s string) []string {
 	if len(s) < 8 {
 		return nil
 	}
 	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
 	for o := range 3 {
 		src := make([]byte, o+len(s)+2)
 		copy(src[o:], s)
@@ -116,9 +125,10 @@ func Base64Stable(s string) []string {
 			// Character k holds bits [6k, 6k+6) of src; keep those within s.
 			first := (8*o + 5) / 6
 			last := (8*(o+len(s)))/6 - 1
-			if v := e[first : last+1]; !slices.Contains(out, v) {
-				out = append(out, v)
-			}
+			add(e[first : last+1])
+			end := enc.EncodeToString(src[:o+len(s)])[first:]
+			add(strings.TrimRight(end, "="))
+			add(end)
 		}
 	}
 	return out
