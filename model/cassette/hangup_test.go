@@ -129,7 +129,7 @@ func TestRecordedClientGoneIsHeld(t *testing.T) {
 	}
 
 	t.Run("the client leaves again", func(t *testing.T) {
-		base, _ := serve(t, &cassette.Options{Fast: true, HangUpHold: time.Hour}, gone)
+		base, h := serve(t, &cassette.Options{Fast: true, HangUpHold: time.Hour}, gone)
 		// Cut at once (as before), the read would end in an unexpected
 		// EOF; held, it ends when this client leaves.
 		body, err := call(t, base, 500*time.Millisecond)
@@ -142,12 +142,30 @@ func TestRecordedClientGoneIsHeld(t *testing.T) {
 		if !bytes.Contains(body, []byte("event: response.")) {
 			t.Errorf("the recorded part of the answer was not played: %q", body)
 		}
+		waitReport(t, h, func(r cassette.Report) bool { return len(r.Held) == 1 && len(r.Cut) == 0 })
 	})
 	t.Run("the client stays past the hold", func(t *testing.T) {
-		base, _ := serve(t, &cassette.Options{Fast: true, HangUpHold: 50 * time.Millisecond}, gone)
+		base, h := serve(t, &cassette.Options{Fast: true, HangUpHold: 50 * time.Millisecond}, gone)
 		_, err := call(t, base, time.Minute)
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("read ended with %v, want the stream cut after the hold", err)
 		}
+		rep := h.Report()
+		if len(rep.Held) != 1 || len(rep.Cut) != 1 || !strings.Contains(rep.Summary(), "cut: "+rep.Cut[0]) {
+			t.Errorf("report %+v, summary %q: want the call held and cut, and the summary to say so", rep, rep.Summary())
+		}
 	})
+}
+
+// waitReport waits until the handler's report satisfies ok: a handler
+// notes a stream's end after its client has seen it.
+func waitReport(t *testing.T, h *cassette.Handler, ok func(cassette.Report) bool) {
+	t.Helper()
+	for range 200 {
+		if ok(h.Report()) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("report %+v", h.Report())
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,13 @@ type Report struct {
 	Missed   int      `json:"missed"`
 	Misses   []Miss   `json:"misses"`
 	Unplayed []string `json:"unplayed"` // recorded calls never played
+	// Held are the calls played whose recorded client had left them
+	// mid-answer: each stream was held open where that client left. Cut
+	// are those of them whose client stayed past the hold, so the cassette
+	// cut the stream (a check that the stream ended may fail on it: the
+	// re-run's client did not leave where the recorded one did).
+	Held []string `json:"held,omitempty"`
+	Cut  []string `json:"cut,omitempty"`
 }
 
 // Summary is the report in a few lines for a person.
@@ -96,6 +104,12 @@ func (r *Report) Summary() string {
 	}
 	for _, u := range r.Unplayed {
 		fmt.Fprintf(&b, "never played: %s\n", u)
+	}
+	for _, c := range r.Held {
+		fmt.Fprintf(&b, "held: %s (its recorded client left it mid-answer; played up to there and held open)\n", c)
+	}
+	for _, c := range r.Cut {
+		fmt.Fprintf(&b, "cut: %s (held, and this client stayed past the hold: the recorded one had left)\n", c)
 	}
 	return b.String()
 }
@@ -131,6 +145,8 @@ func (h *Handler) Report() Report {
 	defer h.mu.Unlock()
 	r := h.report
 	r.Misses = append([]Miss(nil), r.Misses...)
+	r.Held = append([]string(nil), r.Held...)
+	r.Cut = append([]string(nil), r.Cut...)
 	r.Unplayed = nil
 	for i, n := range h.played {
 		if n == 0 {
@@ -138,6 +154,15 @@ func (h *Handler) Report() Report {
 		}
 	}
 	return r
+}
+
+// note adds name to the report's list l, once, up to maxListedMisses names.
+func (h *Handler) note(l *[]string, name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(*l) < maxListedMisses && !slices.Contains(*l, name) {
+		*l = append(*l, name)
+	}
 }
 
 func (h *Handler) logf(format string, args ...any) {
@@ -433,6 +458,7 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 			// is judged as the recorded one was. A client that stays past
 			// the time the recorded one left, by the hold, is cut.
 			h.logf("cassette: %s: the recorded client left mid-answer; holding the stream until this one leaves", call.Name())
+			h.note(&h.report.Held, call.Name())
 			hold := h.o.HangUpHold
 			if hold <= 0 {
 				hold = DefaultHangUpHold
@@ -451,6 +477,7 @@ func (h *Handler) play(w http.ResponseWriter, ctx context.Context, call *Call, b
 			case <-tm.C:
 			}
 			h.logf("cassette: %s: the client stayed %v past where the recorded one left; cut", call.Name(), hold)
+			h.note(&h.report.Cut, call.Name())
 		}
 		// The recorded stream ended early (a cut): end this one the same way.
 		panic(http.ErrAbortHandler)
