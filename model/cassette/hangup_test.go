@@ -114,27 +114,71 @@ func TestRecordedClientGoneIsHeld(t *testing.T) {
 		}
 		return true
 	})
-	call := func(t *testing.T, base string, leave time.Duration) (body []byte, err error) {
+	// call posts the request and reads its answer: to its end, or, when
+	// quiet is set, until the answer has begun and then nothing came for
+	// quiet (held), when it leaves. ended says whether the answer ended
+	// (with err) before that.
+	call := func(t *testing.T, base string, quiet time.Duration) (body []byte, ended bool, err error) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), leave)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+model.ResponsesPath, bytes.NewReader(codexBody(t, childSession[0], codex2)))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		defer resp.Body.Close()
-		return io.ReadAll(resp.Body)
+		if quiet == 0 {
+			body, err = io.ReadAll(resp.Body)
+			return body, true, err
+		}
+		type read struct {
+			b   []byte
+			err error
+		}
+		reads := make(chan read)
+		go func() {
+			defer close(reads)
+			buf := make([]byte, 4096)
+			for {
+				n, err := resp.Body.Read(buf)
+				reads <- read{bytes.Clone(buf[:n]), err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		defer func() {
+			cancel()
+			for range reads {
+			}
+		}()
+		for {
+			var wait <-chan time.Time
+			if len(body) > 0 {
+				wait = time.After(quiet)
+			}
+			select {
+			case r := <-reads:
+				body = append(body, r.b...)
+				if r.err != nil {
+					return body, true, r.err
+				}
+			case <-wait:
+				return body, false, nil
+			}
+		}
 	}
 
 	t.Run("the client leaves again", func(t *testing.T) {
 		base, h := serve(t, &cassette.Options{Fast: true, HangUpHold: time.Hour}, gone)
 		// Cut at once (as before), the read would end in an unexpected
-		// EOF; held, it ends when this client leaves.
-		body, err := call(t, base, 500*time.Millisecond)
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("read ended with %v, want the client's own deadline: the stream was not held", err)
+		// EOF right after the recorded part; held, nothing more comes
+		// until this client leaves.
+		body, ended, err := call(t, base, time.Second)
+		if ended {
+			t.Errorf("the answer ended (%v) after %d bytes: the stream was not held", err, len(body))
 		}
 		if bytes.Contains(body, []byte("response.completed")) {
 			t.Errorf("played response.completed, which was never recorded")
@@ -146,8 +190,8 @@ func TestRecordedClientGoneIsHeld(t *testing.T) {
 	})
 	t.Run("the client stays past the hold", func(t *testing.T) {
 		base, h := serve(t, &cassette.Options{Fast: true, HangUpHold: 50 * time.Millisecond}, gone)
-		_, err := call(t, base, time.Minute)
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		_, ended, err := call(t, base, 0)
+		if !ended || err == nil || errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("read ended with %v, want the stream cut after the hold", err)
 		}
 		rep := h.Report()
