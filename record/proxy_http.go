@@ -81,6 +81,16 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var reqBody *bodyRecorder
 	defer func() { reqBody.close(false) }()
 	if r.Body != nil && r.Body != http.NoBody {
+		// The transport reads the body while the response is relayed: by
+		// default net/http's server, at the response's first write, reads
+		// what is left of an unread body to the end and closes it (or, past
+		// 256 KiB, closes the connection after the reply). An upload the
+		// upstream answers before its end would reach the upstream cut, and
+		// the transport's last read of the body (the check for its end) can
+		// then fail, breaking the relayed answer. Full duplex leaves the
+		// body to the transport. (HTTP/2 interleaves already: not
+		// supported there, and not needed.)
+		_ = http.NewResponseController(w).EnableFullDuplex()
 		reqBody = newBodyRecorder(ex, bundle.DirClientToServer, r.Header)
 		// Streamed as the transport reads it, whatever its length: a body
 		// is recorded in the pieces redaction allows (a secret is never cut
