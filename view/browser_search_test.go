@@ -40,7 +40,7 @@ func TestBrowserSearchAndFlags(t *testing.T) {
 	if got := eval[string](br, `document.getElementById("first-bad").dataset.seq`); got != fbSeq {
 		t.Errorf("flags box first bad seq %s, want %s", got, fbSeq)
 	}
-	br.run(chromedp.Click(chromedp.CSS(`#detail-event .first-bad-link a`)))
+	br.click(`#detail-event .first-bad-link a`)
 	br.waitJS("the first bad event selected", fmt.Sprintf(`!!document.querySelector('#events .row.selected[data-seq="%s"]')`, fbSeq))
 
 	// A lane per side on the waterfall: the server, each provider, the

@@ -139,6 +139,24 @@ func (b *browser) run(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// click clicks the first element css selects, as a user's mouse would. A
+// page that renders the element again between the query and the click
+// (its node gone: "Could not find node with given id") is clicked again
+// on the new one.
+func (b *browser) click(css string) {
+	b.t.Helper()
+	var err error
+	for range 10 {
+		if err = chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(css))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		b.t.Fatalf("clicking %s: %v", css, err)
+	}
+}
+
 // eval evaluates js and returns its result decoded into out.
 func eval[T any](b *browser, js string) T {
 	b.t.Helper()
@@ -298,9 +316,9 @@ func TestBrowserBundle(t *testing.T) {
 	br.waitJS("search narrows", `document.getElementById("events").dataset.filter === "q=launchThread" && (() => { const rows = [...document.querySelectorAll("#events .row")]; return rows.length > 0 && rows.length < 10 && rows.every(r => r.textContent.includes("launchThread")); })()`)
 
 	// Clicking an RPC call shows its payload: the launchThread request.
-	br.run(chromedp.Click(chromedp.CSS(`#events .row .rpc`)))
+	br.click(`#events .row .rpc`)
 	br.waitJS("the loaded details with the call link", `!!document.querySelector('#detail-event[data-loaded="yes"] a.call-link')`)
-	br.run(chromedp.Click(chromedp.CSS(`#detail-event a.call-link`)))
+	br.click(`#detail-event a.call-link`)
 	br.waitJS("the payload tree", `(() => { const p = document.querySelector("#detail-call #call-payload .jt"); return !!p && p.textContent.includes("threadId"); })()`)
 	method := eval[string](br, `document.querySelector("#detail-call .detail-title").textContent`)
 	if !strings.Contains(method, "orchestration.launchThread") {
@@ -347,7 +365,7 @@ func TestBrowserProjection(t *testing.T) {
 	}
 	br.screenshot("projection")
 	// Stepping back shows the observation before, with what changed.
-	br.run(chromedp.Click(chromedp.CSS("#obs-prev")))
+	br.click("#obs-prev")
 	br.waitJS("the previous observation", fmt.Sprintf(`(() => { const p = document.getElementById("projection"); const c = document.getElementById("changes"); if (!p || p.dataset.obs !== String(%s - 1) || !c) return false; window.__snap = [c.innerText]; return true; })()`, later))
 	prevChanges := eval[[]string](br, `window.__snap`)[0]
 	if prevChanges == "" || prevChanges == firstChanges && first == later {
@@ -368,7 +386,7 @@ func TestBrowserDiff(t *testing.T) {
 	}
 	br.screenshot("diff")
 	// Each side links into its bundle page at the step's seq.
-	br.run(chromedp.Click(chromedp.CSS(`#divergence a:nth-of-type(2)`)))
+	br.click(`#divergence a:nth-of-type(2)`)
 	br.waitJS("the bundle page", `location.pathname === "/b/idle-duplicate-notification" && !!document.querySelector("#events .row.selected")`)
 	sel := eval[string](br, `document.querySelector("#events .row.selected").dataset.seq`)
 	if !strings.HasSuffix(links[1], "="+sel) {
@@ -401,7 +419,7 @@ func TestBrowserEverySuite(t *testing.T) {
 		t.Errorf("the verdict box shows the conformance failure as %q", also)
 	}
 	br.screenshot("every-suite")
-	br.run(chromedp.Click(chromedp.CSS(`#verdict .also-failed a`)))
+	br.click(`#verdict .also-failed a`)
 	br.waitJS("the stray Exit selected", fmt.Sprintf(`(() => { const r = document.querySelector("#events .row.selected"); return !!r && r.dataset.seq === "%d"; })()`, stray))
 }
 
