@@ -37,6 +37,10 @@ type matcher struct {
 	// outLen is the length of the longest secret that ends at the state
 	// (its own or one on its failure chain); 0 if none.
 	outLen []int32
+	// stubLen is the length of the longest stub that ends at the state (its
+	// own or one on its failure chain); 0 if none. A stub is a secret's
+	// first stubMin(len) or more characters, short of the whole secret.
+	stubLen []int32
 	// special marks the bytes that start a token other than themselves:
 	// %, \ and, if some secret has a space, +.
 	special [256]bool
@@ -69,7 +73,7 @@ func (e *edgeList) get(c byte) int32 {
 // newMatcher returns the matcher of secrets; wrapped[i] says that secrets[i]
 // is base64 that may be wrapped (nil: none is).
 func newMatcher(secrets []string, wrapped []bool) *matcher {
-	m := &matcher{edges: []edgeList{{}}, fail: []int32{0}, depth: []int32{0}, outLen: []int32{0}, wrap: []bool{false}}
+	m := &matcher{edges: []edgeList{{}}, fail: []int32{0}, depth: []int32{0}, outLen: []int32{0}, stubLen: []int32{0}, wrap: []bool{false}}
 	longest := 1
 	for si, sec := range secrets {
 		if sec == "" {
@@ -93,6 +97,7 @@ func newMatcher(secrets []string, wrapped []bool) *matcher {
 				m.fail = append(m.fail, 0)
 				m.depth = append(m.depth, m.depth[s]+1)
 				m.outLen = append(m.outLen, 0)
+				m.stubLen = append(m.stubLen, 0)
 				m.wrap = append(m.wrap, false)
 				if s == 0 {
 					m.root[c] = t
@@ -104,6 +109,9 @@ func newMatcher(secrets []string, wrapped []bool) *matcher {
 			s = t
 			if si < len(wrapped) && wrapped[si] {
 				m.wrap[s] = true
+			}
+			if d := i + 1; d >= stubMin(len(sec)) && d < len(sec) {
+				m.stubLen[s] = int32(d)
 			}
 		}
 		m.outLen[s] = int32(len(sec))
@@ -124,6 +132,7 @@ func newMatcher(secrets []string, wrapped []bool) *matcher {
 		s := queue[0]
 		queue = queue[1:]
 		m.outLen[s] = max(m.outLen[s], m.outLen[m.fail[s]])
+		m.stubLen[s] = max(m.stubLen[s], m.stubLen[m.fail[s]])
 		e := &m.edges[s]
 		for i, c := range e.b {
 			t := e.to[i]
@@ -187,6 +196,8 @@ type scratch struct {
 	at    [16][]*path // the paths that reach text offset j, at [j&15]
 	free  []*path
 	spans []span
+	stubs bool   // a stub before a closing quote is an occurrence too
+	text  []byte // the text searched
 }
 
 func (m *matcher) newPath(sc *scratch) *path {
@@ -214,6 +225,13 @@ func (m *matcher) feed(sc *scratch, p *path, dec []byte, from, end int) {
 		}
 		if m.fold {
 			c = lower(c)
+		}
+		if c == '"' && sc.stubs {
+			// A text cut short inside a secret, quoted: a snapshot of a
+			// streamed text, {"text":"ACK:sk-wp-SECR"}.
+			if l := m.stubLen[p.s]; l > 0 && !keyFollows(sc.text, end) {
+				sc.spans = append(sc.spans, span{p.start(l), from})
+			}
 		}
 		p.ring[p.n&mask] = int32(from)
 		p.n++
@@ -259,11 +277,27 @@ func (m *matcher) arrive(sc *scratch, p *path, j int) {
 // find returns the occurrences of the secrets in b, sorted and merged where
 // they overlap, and the start of the earliest occurrence that may be cut off
 // by the end of b (len(b) if none).
-func (m *matcher) find(b []byte) (spans []span, partial int) {
+func (m *matcher) find(b []byte) (spans []span, partial int) { return m.search(b, 0) }
+
+// What a search counts as an occurrence besides the secrets themselves.
+type stubMode uint8
+
+const (
+	// stubQuoted: a stub followed by a double quote (raw or escaped) that
+	// does not close an object's key.
+	stubQuoted stubMode = 1 << iota
+	// stubAtEnd: a stub the text ends with (b is a whole text, not a piece
+	// of a stream that may go on).
+	stubAtEnd
+)
+
+// search is find, also reporting the stubs mode asks for as occurrences.
+func (m *matcher) search(b []byte, mode stubMode) (spans []span, partial int) {
 	sc, _ := m.pool.Get().(*scratch)
 	if sc == nil {
 		sc = &scratch{}
 	}
+	sc.stubs, sc.text = mode&stubQuoted != 0, b
 	partial = len(b)
 	var dec [4]byte
 	first := m.newPath(sc)
@@ -311,6 +345,9 @@ func (m *matcher) find(b []byte) (spans []span, partial int) {
 			if d := m.depth[p.s]; d > 0 {
 				partial = min(partial, p.start(d))
 			}
+			if l := m.stubLen[p.s]; l > 0 && mode&stubAtEnd != 0 {
+				sc.spans = append(sc.spans, span{p.start(l), len(b)})
+			}
 			sc.free = append(sc.free, p)
 		}
 		sc.at[i] = sc.at[i][:0]
@@ -319,7 +356,7 @@ func (m *matcher) find(b []byte) (spans []span, partial int) {
 		partial -= escapeBefore(b, partial)
 	}
 	spans = mergeSpans(b, sc.spans)
-	sc.spans = sc.spans[:0]
+	sc.spans, sc.text = sc.spans[:0], nil
 	m.pool.Put(sc)
 	return spans, partial
 }
@@ -372,6 +409,20 @@ func (m *matcher) tokens(sc *scratch, p *path, b []byte, j int, partial, pending
 	m.feed(sc, p, dec[:1], j, j+1)
 	m.arrive(sc, p, j+1)
 	*pending++
+}
+
+// stubMin is the fewest first characters of a secret of n bytes that make
+// a stub: half of it, at least 3 and at most 8. A secret of 3 bytes or fewer
+// has no stub.
+func stubMin(n int) int { return min(8, max(3, (n+1)/2)) }
+
+// keyFollows reports whether the quote that ends before b[i] closes an
+// object's key: a colon follows it, after white space.
+func keyFollows(b []byte, i int) bool {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i < len(b) && b[i] == ':'
 }
 
 // jsonShort maps the second byte of a two-byte JSON escape to the character

@@ -88,6 +88,19 @@ func (s *Set) find(b []byte) ([]span, int) {
 	return s.m.find(b)
 }
 
+// findText returns the occurrences of the secrets in b, a whole text, and
+// of their stubs that b cuts short: one followed by a quote that closes no
+// key, or one b ends with. A streamed text is recorded in snapshots (the
+// text so far, in every update of a message), and a snapshot taken between
+// two pieces of a secret holds its start: {"text":"ACK:sk-wp-SECR"}.
+func (s *Set) findText(b []byte) []span {
+	if s.m == nil {
+		return nil
+	}
+	spans, _ := s.m.search(b, stubQuoted|stubAtEnd)
+	return spans
+}
+
 // A Redactor holds the secrets of a recording. Lookups take an atomic
 // snapshot (Snapshot); adding a secret copies the set, which happens a
 // handful of times per run. It is safe for concurrent use.
@@ -347,8 +360,7 @@ func (r *Redactor) textHinted(b []byte, set *Set, hint bool) []byte {
 	if set.m == nil {
 		return out
 	}
-	spans, _ := set.find(out)
-	return replaceSpans(out, spans)
+	return replaceSpans(out, set.findText(out))
 }
 
 // replaceSpans returns b with every span replaced by Redacted, or b itself if
