@@ -412,9 +412,16 @@ func (m *matcher) tokens(sc *scratch, p *path, b []byte, j int, partial, pending
 }
 
 // stubMin is the fewest first characters of a secret of n bytes that make
-// a stub: half of it, at least 3 and at most 8. A secret of 3 bytes or fewer
-// has no stub.
-func stubMin(n int) int { return min(8, max(3, (n+1)/2)) }
+// a stub: half of it, at most 8. A secret shorter than 12 bytes has none (n
+// itself, which no stub reaches): the start of a short one, and of a short
+// token learned from a field (an id, a code of digits), is too likely to end
+// some other value.
+func stubMin(n int) int {
+	if n < 12 {
+		return n
+	}
+	return min(8, (n+1)/2)
+}
 
 // keyFollows reports whether the quote that ends before b[i] closes an
 // object's key: a colon follows it, after white space.

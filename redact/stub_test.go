@@ -51,17 +51,22 @@ func TestRedactStubs(t *testing.T) {
 // TestStubMin: how much of a secret makes a stub.
 func TestStubMin(t *testing.T) {
 	got := map[int]int{}
-	for _, n := range []int{3, 4, 6, 9, 12, 16, 17, 40} {
+	for _, n := range []int{3, 6, 11, 12, 13, 15, 16, 40} {
 		got[n] = stubMin(n)
 	}
-	want := map[int]int{3: 3, 4: 3, 6: 3, 9: 5, 12: 6, 16: 8, 17: 8, 40: 8}
+	want := map[int]int{3: 3, 6: 6, 11: 11, 12: 6, 13: 7, 15: 8, 16: 8, 40: 8}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stubMin (-want +got):\n%s", diff)
 	}
-	// A secret of 3 bytes has no stub: its start is never redacted alone.
-	r := New([]string{"abc"}, nil)
-	if got := string(r.Bytes([]byte(`{"t":"ab"}`), r.Snapshot())); got != `{"t":"ab"}` {
-		t.Errorf("the start of a 3-byte secret was redacted: %s", got)
+	// A secret shorter than 12 bytes has no stub: its start is never
+	// redacted alone.
+	r := New([]string{"abcdefghijk"}, nil)
+	if got := string(r.Bytes([]byte(`{"t":"abcdefghij"}`), r.Snapshot())); got != `{"t":"abcdefghij"}` {
+		t.Errorf("the start of an 11-byte secret was redacted: %s", got)
+	}
+	r = New([]string{"abcdefghijkl"}, nil)
+	if got := string(r.Bytes([]byte(`{"t":"abcdef","u":"abcde"}`), r.Snapshot())); got != `{"t":"[REDACTED]","u":"abcde"}` {
+		t.Errorf("the stubs of a 12-byte secret: %s", got)
 	}
 }
 
@@ -102,7 +107,7 @@ func TestStubsMatchNaive(t *testing.T) {
 	alpha := []string{"a", "b", "c", `"`, ":", " ", "ab", "abc", "abcab"}
 	for it := 0; it < 20000; it++ {
 		var sb strings.Builder
-		for range 2 + rng.IntN(8) {
+		for range 2 + rng.IntN(16) {
 			sb.WriteByte("abc"[rng.IntN(3)])
 		}
 		sec := sb.String()
