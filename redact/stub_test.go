@@ -153,3 +153,35 @@ func naiveStubs(sec string, b []byte) []span {
 	cutAt(len(b))
 	return mergeSpans(b, spans)
 }
+
+// FuzzRedactStubSnapshot: whatever text comes before it and however it is
+// spelled, a stub that ends a JSON string value is redacted, and the JSON
+// stays valid.
+func FuzzRedactStubSnapshot(f *testing.F) {
+	f.Add("ACK:", uint8(0), uint8(0))
+	f.Add(`say "`, uint8(7), uint8(3))
+	f.Add(`\`, uint8(200), uint8(5))
+	f.Add("sk-wp-", uint8(3), uint8(8))
+	const secret = "sk-wp-SECRETVALUE123456"
+	lo := stubMin(len(secret))
+	f.Fuzz(func(t *testing.T, pre string, k, how uint8) {
+		if strings.Contains(pre, secret[:lo]) {
+			return // pre holds a stub of its own, not at the end
+		}
+		stub := secret[:lo+int(k)%(len(secret)-lo)]
+		q, _ := json.Marshal(pre)
+		in := `{"text":` + string(q[:len(q)-1]) + spell(stub, testSpellings[int(how)%len(testSpellings)]) + `","n":1}`
+		if !json.Valid([]byte(in)) {
+			return // a spelling that is not JSON (form's +)
+		}
+		r := New([]string{secret}, nil)
+		got := r.Bytes([]byte(in), r.Snapshot())
+		var v struct{ Text string }
+		if err := json.Unmarshal(got, &v); err != nil {
+			t.Fatalf("redaction broke JSON: %s -> %s: %v", in, got, err)
+		}
+		if strings.Contains(v.Text, stub) || !strings.HasSuffix(v.Text, Redacted) {
+			t.Fatalf("the stub survived: %s -> %s", in, got)
+		}
+	})
+}
