@@ -42,6 +42,35 @@ func rewrite(t *testing.T, path string, edit func(*bundle.Event) bool) string {
 	return out
 }
 
+// cutAt returns an edit that ends each model call's answer just before its
+// first "event: <event>": the chunk holding it keeps what came before, and
+// the chunks after it are dropped. The recorder writes one chunk per read
+// from the wire, so a loaded machine may have read the whole answer at
+// once; dropping that chunk would leave nothing of it.
+func cutAt(event, endErr string) func(*bundle.Event) bool {
+	marker := []byte("event: " + event)
+	cut := map[string]bool{}
+	return func(ev *bundle.Event) bool {
+		if !strings.HasPrefix(ev.Conn, "model-") {
+			return true
+		}
+		switch {
+		case ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient:
+			if cut[ev.Conn] {
+				return false
+			}
+			if i := bytes.Index(ev.Body.Data, marker); i >= 0 {
+				cut[ev.Conn] = true
+				ev.Body.Data = ev.Body.Data[:i]
+				return i > 0
+			}
+		case ev.Kind == bundle.KindHTTPEnd:
+			ev.Err = endErr
+		}
+		return true
+	}
+}
+
 // TestRecordedHangUpIsNotACut: Codex closes its connection as soon as it
 // has response.completed, so the recorder's read of the rest of the body
 // often ends "context canceled". Played again, such a call streams the
@@ -56,15 +85,7 @@ func TestRecordedHangUpIsNotACut(t *testing.T) {
 		}
 		return true
 	}
-	cut := func(ev *bundle.Event) bool {
-		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient && bytes.Contains(ev.Body.Data, []byte("response.completed")) {
-			return false
-		}
-		if ev.Kind == bundle.KindHTTPEnd && strings.HasPrefix(ev.Conn, "model-") {
-			ev.Err = "upstream body: unexpected EOF"
-		}
-		return true
-	}
+	cut := cutAt("response.completed", "upstream body: unexpected EOF")
 	for _, tc := range []struct {
 		name   string
 		edit   func(*bundle.Event) bool
@@ -105,15 +126,7 @@ func TestRecordedHangUpIsNotACut(t *testing.T) {
 // break it. One that stays past the hold is cut.
 func TestRecordedClientGoneIsHeld(t *testing.T) {
 	path, _ := recordCodex(t, codex1)
-	gone := rewrite(t, path, func(ev *bundle.Event) bool {
-		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient && bytes.Contains(ev.Body.Data, []byte("response.completed")) {
-			return false
-		}
-		if ev.Kind == bundle.KindHTTPEnd && strings.HasPrefix(ev.Conn, "model-") {
-			ev.Err = "client: gone before the body ended (context canceled)"
-		}
-		return true
-	})
+	gone := rewrite(t, path, cutAt("response.completed", "client: gone before the body ended (context canceled)"))
 	// call posts the request and reads its answer: to its end, or, when
 	// quiet is set, until the answer has begun and then nothing came for
 	// quiet (held), when it leaves. ended says whether the answer ended
