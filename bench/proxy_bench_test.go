@@ -247,24 +247,32 @@ func BenchmarkWSEcho(b *testing.B) {
 }
 
 // BenchmarkHTTPJSON fetches 20 KiB JSON responses from 8 concurrent clients
-// through httputil.ReverseProxy (no recording) and the recording proxy.
+// through httputil.ReverseProxy (no recording) and the recording proxy: the
+// same answer every time (a poll), and, as a reference, a different answer
+// every time (ends.JSONDistinct), which the bundle writer's memo of repeated
+// payloads cannot spare.
 func BenchmarkHTTPJSON(b *testing.B) {
 	body := jsonBody()
-	upstream := jsonServer(body)
-	defer upstream.Close()
-	b.Run("reverseproxy", func(b *testing.B) {
-		u, _ := url.Parse(upstream.URL)
-		rp := httputil.NewSingleHostReverseProxy(u)
-		rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
-		srv := httptest.NewServer(rp)
-		defer srv.Close()
-		perRequestJSON(b, srv.URL, len(body))
-	})
-	b.Run("recorded", func(b *testing.B) {
-		u, stop := recordingProxy(b, upstream.URL)
-		defer stop()
-		perRequestJSON(b, u, len(body))
-	})
+	for _, up := range []struct {
+		suffix string
+		h      http.Handler
+	}{{"", ends.JSON(body)}, {"-distinct", ends.JSONDistinct(body)}} {
+		upstream := httptest.NewServer(up.h)
+		b.Run("reverseproxy"+up.suffix, func(b *testing.B) {
+			u, _ := url.Parse(upstream.URL)
+			rp := httputil.NewSingleHostReverseProxy(u)
+			rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+			srv := httptest.NewServer(rp)
+			defer srv.Close()
+			perRequestJSON(b, srv.URL, len(body))
+		})
+		b.Run("recorded"+up.suffix, func(b *testing.B) {
+			u, stop := recordingProxy(b, upstream.URL)
+			defer stop()
+			perRequestJSON(b, u, len(body))
+		})
+		upstream.Close()
+	}
 }
 
 // jsonBody is a 20 KiB JSON list of threads (ends.JSONBody).

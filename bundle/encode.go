@@ -222,7 +222,7 @@ func payloadEncoding(p Payload) Encoding {
 		return EncodingNone
 	case p.Binary || !utf8.Valid(p.Data):
 		return EncodingB64
-	case validJSONLine(p.Data):
+	case validJSONLineMemo(p.Data):
 		return EncodingJSON
 	}
 	return EncodingText

@@ -207,19 +207,25 @@ func run(w io.Writer, r round) error {
 		rpChild.stop()
 		return err
 	}
-	// Five blocks of requests/5 each way, the order alternating from block
-	// to block, so neither way always runs first (on a fresh process, or
-	// after the other's burst): each way's figure is its bytes over its
-	// time summed over the blocks, and its CPU summed likewise.
-	ways := []*child{rpChild, httpProxy}
-	var bytes [2]int64
-	var took, cpu [2]time.Duration
+	// Five blocks of requests/5 each way, the order rotating from block to
+	// block, so no way always runs first (on a fresh process, or after
+	// another's burst): each way's figure is its bytes over its time summed
+	// over the blocks, and its CPU summed likewise. The third way is the
+	// recorder fetching answers that all differ (ends.JSONDistinct), which
+	// the bundle writer's memo of repeated payloads cannot spare: a
+	// reference.
+	ways := []struct {
+		proxy *child
+		path  string
+	}{{rpChild, "/api/threads"}, {httpProxy, "/api/threads"}, {httpProxy, "/api/distinct"}}
+	var bytes [3]int64
+	var took, cpu [3]time.Duration
 	for b := range httpBlocks {
 		for k := range ways {
-			i := (k + b) % 2
-			cpu0 := ways[i].cpu()
-			n, d, ferr := fetchJSON(ways[i].url, requests/httpBlocks)
-			cpu[i] += ways[i].cpu() - cpu0
+			i := (k + b) % len(ways)
+			cpu0 := ways[i].proxy.cpu()
+			n, d, ferr := fetchJSON(ways[i].proxy.url+ways[i].path, requests/httpBlocks)
+			cpu[i] += ways[i].proxy.cpu() - cpu0
 			bytes[i] += n
 			took[i] += d
 			if err == nil {
@@ -228,7 +234,6 @@ func run(w io.Writer, r round) error {
 		}
 	}
 	mbps := func(i int) float64 { return float64(bytes[i]) / took[i].Seconds() / 1e6 }
-	viaRP, viaRec, rpCPU, recCPU := mbps(0), mbps(1), cpu[0], cpu[1]
 	requests = requests / httpBlocks * httpBlocks
 	for _, c := range []*child{httpProxy, rpChild} {
 		if serr := c.stop(); err == nil {
@@ -238,8 +243,9 @@ func run(w io.Writer, r round) error {
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
-	fmt.Fprintf(w, "BenchmarkIndependentHTTPJSON/reverseproxy 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRP, float64(rpCPU)/float64(requests))
-	fmt.Fprintf(w, "BenchmarkIndependentHTTPJSON/recorded 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", viaRec, float64(recCPU)/float64(requests))
+	for i, name := range []string{"reverseproxy", "recorded", "recorded-distinct"} {
+		fmt.Fprintf(w, "BenchmarkIndependentHTTPJSON/%s 1 %.2f MB/s %.0f proxy-cpu-ns/req\n", name, mbps(i), float64(cpu[i])/float64(requests))
+	}
 	return nil
 }
 
@@ -253,6 +259,7 @@ func endsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/sink", ends.Sink())
 	mux.Handle("/echo", ends.Echo())
+	mux.Handle("/api/distinct", ends.JSONDistinct(ends.JSONBody()))
 	mux.Handle("/", ends.JSON(ends.JSONBody()))
 	return mux
 }
@@ -344,9 +351,9 @@ func echoTrips(bases []string, trips int) ([][]time.Duration, error) {
 // in, each way in turn.
 const httpBlocks = 5
 
-// fetchJSON fetches base's JSON response n times from 8 concurrent clients
-// and returns the bytes of body and the time it took.
-func fetchJSON(base string, n int) (int64, time.Duration, error) {
+// fetchJSON fetches the JSON response at target n times from 8 concurrent
+// clients and returns the bytes of body and the time it took.
+func fetchJSON(target string, n int) (int64, time.Duration, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer client.CloseIdleConnections()
 	var left atomic.Int64
@@ -358,7 +365,7 @@ func fetchJSON(base string, n int) (int64, time.Duration, error) {
 	for range 8 {
 		wg.Go(func() {
 			for left.Add(-1) >= 0 {
-				res, err := client.Get(base + "/api/threads")
+				res, err := client.Get(target)
 				if err != nil {
 					errs <- err
 					return
@@ -366,7 +373,7 @@ func fetchJSON(base string, n int) (int64, time.Duration, error) {
 				m, err := io.Copy(io.Discard, res.Body)
 				res.Body.Close()
 				if err != nil || res.StatusCode != http.StatusOK {
-					errs <- fmt.Errorf("%s: %s, %d bytes, %v", base, res.Status, m, err)
+					errs <- fmt.Errorf("%s: %s, %d bytes, %v", target, res.Status, m, err)
 					return
 				}
 				bytes.Add(m)

@@ -55,15 +55,16 @@ func TestOneRound(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	figures := map[string]string{
-		"BenchmarkIndependentWSOneWay/direct":       "MB/s",
-		"BenchmarkIndependentWSOneWay/recorded":     "proxy-cpu-ns/msg",
-		"BenchmarkIndependentWSOneWay/inprocess":    "MB/s",
-		"BenchmarkIndependentWSEcho/direct":         "p99-ns",
-		"BenchmarkIndependentWSEcho/recorded":       "p99-ns",
-		"BenchmarkIndependentWSEcho/reverseproxy":   "p99-ns",
-		"BenchmarkIndependentWSEcho/inprocess":      "p99-ns",
-		"BenchmarkIndependentHTTPJSON/reverseproxy": "proxy-cpu-ns/req",
-		"BenchmarkIndependentHTTPJSON/recorded":     "proxy-cpu-ns/req",
+		"BenchmarkIndependentWSOneWay/direct":            "MB/s",
+		"BenchmarkIndependentWSOneWay/recorded":          "proxy-cpu-ns/msg",
+		"BenchmarkIndependentWSOneWay/inprocess":         "MB/s",
+		"BenchmarkIndependentWSEcho/direct":              "p99-ns",
+		"BenchmarkIndependentWSEcho/recorded":            "p99-ns",
+		"BenchmarkIndependentWSEcho/reverseproxy":        "p99-ns",
+		"BenchmarkIndependentWSEcho/inprocess":           "p99-ns",
+		"BenchmarkIndependentHTTPJSON/reverseproxy":      "proxy-cpu-ns/req",
+		"BenchmarkIndependentHTTPJSON/recorded":          "proxy-cpu-ns/req",
+		"BenchmarkIndependentHTTPJSON/recorded-distinct": "proxy-cpu-ns/req",
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 1+len(figures) || lines[0] != "goos: independent" {
@@ -112,10 +113,29 @@ func TestOneRound(t *testing.T) {
 		{"sink.zst", bundle.KindWSMessage, bundle.DirServerToClient, 1},            // the count
 		{"echo.zst", bundle.KindWSMessage, bundle.DirClientToServer, 5 * trips},
 		{"echo.zst", bundle.KindWSMessage, bundle.DirServerToClient, 5 * trips},
-		{"http.zst", bundle.KindHTTPEnd, "", requests},
+		{"http.zst", bundle.KindHTTPEnd, "", 2 * requests}, // repeated and distinct answers
 	} {
 		if got := count(c.file, c.kind, c.dir); got != c.want {
 			t.Errorf("%s: %d %s %s events, want %d", c.file, got, c.dir, c.kind, c.want)
 		}
+	}
+	// The distinct answers are all different: the repeated one and one per
+	// request of the third way.
+	c, err := bundle.ReadFile(filepath.Join(dir, "http.zst"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]string{} // by exchange: a body may come in several chunks
+	for _, ev := range c.Events {
+		if ev.Kind == bundle.KindHTTPBody && ev.Dir == bundle.DirServerToClient {
+			answers[ev.Conn] += string(ev.Body.Data)
+		}
+	}
+	bodies := map[string]bool{}
+	for _, a := range answers {
+		bodies[a] = true
+	}
+	if len(bodies) != requests+1 {
+		t.Errorf("http.zst: %d different answers, want %d (the repeated one and every distinct one)", len(bodies), requests+1)
 	}
 }

@@ -6,12 +6,15 @@
 package ends
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 )
@@ -77,6 +80,28 @@ func Echo() http.Handler {
 func JSONBody() []byte {
 	body := []byte(`{"threads":[` + strings.Repeat(`{"id":"thr_0123456789","title":"a thread","state":"idle","messages":12},`, 280))
 	return append(body[:len(body)-1], "]}"...)
+}
+
+// JSONDistinct serves body as JSON does, but with the first thread's id
+// (the ten digits after its "thr_") numbered by request, so that no two
+// answers are the same bytes: what the recorder's memo of repeated payloads
+// cannot spare (bundle's encode_memo.go), the reference for a repeated poll.
+func JSONDistinct(body []byte) http.Handler {
+	at := bytes.Index(body, []byte("thr_")) + len("thr_")
+	var n atomic.Uint64
+	pool := sync.Pool{New: func() any { return new([]byte) }}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bp := pool.Get().(*[]byte)
+		defer pool.Put(bp)
+		b := append((*bp)[:0], body...)
+		*bp = b
+		for i, v := at+9, n.Add(1); i >= at; i, v = i-1, v/10 {
+			b[i] = '0' + byte(v%10)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Write(b)
+	})
 }
 
 // JSON serves body as application/json, with its length, at every path.
