@@ -2,9 +2,11 @@ package bundle
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // memoBody is a valid payload the memo holds: a list of threads of about
@@ -61,27 +63,16 @@ func TestValidJSONLineMemoConcurrent(t *testing.T) {
 	if validJSONLine(bad) {
 		t.Fatal("the bad payload is valid")
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for g := range 8 {
-		wg.Go(func() {
-			for i := range 500 {
-				in, want := good, true
-				if (i+g)%3 == 0 {
-					in, want = bad, false
-				}
-				if got := validJSONLineMemo(in); got != want {
-					errs <- "a payload's check answered for another"
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	testkit.Concurrently(t, 8, 500, func(g, i int) error {
+		in, want := good, true
+		if (i+g)%3 == 0 {
+			in, want = bad, false
+		}
+		if got := validJSONLineMemo(in); got != want {
+			return fmt.Errorf("a payload's check said %v, want %v: answered for another payload", got, want)
+		}
+		return nil
+	})
 }
 
 // FuzzValidJSONLineMemo checks the memo against the scan on a payload long

@@ -360,7 +360,7 @@ func (r *Redactor) textHinted(b []byte, set *Set, hint bool) []byte {
 	if set.m == nil {
 		return out
 	}
-	return replaceSpans(out, set.findText(out))
+	return replaceSpans(out, set.findTextMemo(out))
 }
 
 // replaceSpans returns b with every span replaced by Redacted, or b itself if
