@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wireproof/wireproof/internal/repeat"
 	"github.com/wireproof/wireproof/internal/testkit"
 )
 
@@ -81,7 +82,7 @@ func FuzzValidJSONLineMemo(f *testing.F) {
 	for _, s := range []string{`1`, `"x"`, `[1,2]`, `{"a":1,}`, "\"\n\"", `nul`, `]`} {
 		f.Add([]byte(s), []byte(`2`))
 	}
-	pad := strings.Repeat("x", memoMin)
+	pad := strings.Repeat("x", repeat.Min)
 	f.Fuzz(func(t *testing.T, first, second []byte) {
 		wrap := func(v []byte) []byte { return []byte(`{"pad":"` + pad + `","v":` + string(v) + `}`) }
 		for _, in := range [][]byte{wrap(first), wrap(second), wrap(first)} {

@@ -85,7 +85,7 @@ func JSONBody() []byte {
 // JSONDistinct serves body as JSON does, but with the first thread's id
 // (the ten digits after its "thr_") numbered by request, so that no two
 // answers are the same bytes: what the recorder's memo of repeated payloads
-// cannot spare (bundle's encode_memo.go), the reference for a repeated poll.
+// cannot spare (internal/repeat), the reference for a repeated poll.
 func JSONDistinct(body []byte) http.Handler {
 	at := bytes.Index(body, []byte("thr_")) + len("thr_")
 	var n atomic.Uint64
