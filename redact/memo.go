@@ -22,3 +22,16 @@ func (s *Set) findTextMemo(b []byte) []span {
 	}
 	return spans
 }
+
+// nameFree remembers, by fieldSet, the last texts in which it found no
+// token field name (internal/repeat). A fieldSet never changes after
+// newFieldSet, so a text equal to one without a name has none: a polled
+// body is searched for names once, not at every poll. A text that holds a
+// name is searched every time.
+var nameFree repeat.Memo[*fieldSet]
+
+// hintMemo is hint, answered by a comparison for a text that repeats the
+// last one fs found no name in on this processor.
+func (fs *fieldSet) hintMemo(b []byte) bool {
+	return !nameFree.Passes(fs, b, func(b []byte) bool { return !fs.hint(b) })
+}

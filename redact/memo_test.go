@@ -134,3 +134,69 @@ func BenchmarkFindTextMemo(b *testing.B) {
 		}
 	})
 }
+
+// TestHintMemo checks that the memo of texts without a token field name
+// answers as the search does, in a sequence that repeats a name-free text,
+// then gives one of the same length with a name in it: the name is found
+// every time, and its value redacted.
+func TestHintMemo(t *testing.T) {
+	clean := memoText()
+	named := bytes.Clone(clean)
+	at := bytes.Index(named, []byte(`"title":"a thread"`))
+	copy(named[at:], `"token":"tok-0123"`)
+	if len(named) != len(clean) {
+		t.Fatal("the text with the name has another length")
+	}
+	r := New(nil, nil)
+	for i, in := range [][]byte{clean, clean, named, clean, named, named} {
+		if got, want := r.fields.hintMemo(in), r.fields.hint(in); got != want {
+			t.Errorf("text %d: the memo says %v, the search %v", i, got, want)
+		}
+	}
+	// Through Event: the name-free body is remembered, then the body that
+	// names a token is redacted.
+	r = New(nil, nil)
+	for _, in := range [][]byte{clean, clean, named} {
+		ev := &bundle.Event{Kind: bundle.KindHTTPBody, Body: bundle.Payload{Data: bytes.Clone(in)}}
+		r.Event(ev, r.Snapshot())
+		if bytes.Contains(ev.Body.Data, []byte("tok-0123")) {
+			t.Fatal("the token of a body that repeats a name-free one's length reached the event")
+		}
+	}
+}
+
+// FuzzHintMemo checks the memo of name-free texts against the search: one
+// text, then another, then the first again.
+func FuzzHintMemo(f *testing.F) {
+	f.Add([]byte("nothing here"), []byte(`{"access_token":"x"}`))
+	f.Add([]byte(`{"password":"y"}`), []byte(`{"passw`))
+	pad := strings.Repeat("x", repeat.Min)
+	fs := New(nil, nil).fields
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		for i, in := range [][]byte{append([]byte(pad), first...), append([]byte(pad), second...), append([]byte(pad), first...)} {
+			if got, want := fs.hintMemo(in), fs.hint(in); got != want {
+				t.Fatalf("text %d: the memo says %v, the search %v", i, got, want)
+			}
+		}
+	})
+}
+
+// BenchmarkHintMemo: the search of a 20 KiB text for token field names,
+// repeated (answered by the memo), against the search alone.
+func BenchmarkHintMemo(b *testing.B) {
+	body := memoText()
+	fs := New(nil, nil).fields
+	b.Run("search", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			fs.hint(body)
+		}
+	})
+	b.Run("repeated", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			fs.hintMemo(body)
+		}
+	})
+}

@@ -242,7 +242,7 @@ func (r *Redactor) Event(ev *bundle.Event, set *Set) {
 	}
 	learned = r.learn([]byte(ev.URL)) || learned
 	// A body may be 64 MiB: it is searched for field names once.
-	bodyHint := r.fields.hint(ev.Body.Data)
+	bodyHint := r.fields.hintMemo(ev.Body.Data)
 	if bodyHint {
 		learned = r.learnFields(ev.Body.Data) || learned
 	}
@@ -315,7 +315,7 @@ func (r *Redactor) header(h http.Header, set *Set) http.Header {
 // learn adds the value of every token field in b as a secret and reports
 // whether any was new.
 func (r *Redactor) learn(b []byte) bool {
-	return r.fields.hint(b) && r.learnFields(b)
+	return r.fields.hintMemo(b) && r.learnFields(b)
 }
 
 // learnFields is learn for b known to hold a token field name.
@@ -333,7 +333,7 @@ func (r *Redactor) learnFields(b []byte) bool {
 // itself when nothing needs replacing (the common, allocation-free path) and a
 // new slice otherwise.
 func (r *Redactor) Bytes(b []byte, set *Set) []byte {
-	return r.textHinted(b, set, r.fields.hint(b))
+	return r.textHinted(b, set, r.fields.hintMemo(b))
 }
 
 // textHinted is Bytes for b of which hint says whether it holds a token field

@@ -72,7 +72,7 @@ func (s *Stream) Flush(ended bool) []byte {
 // once: then there is nothing to learn and no field to keep whole, and only
 // a trailing word that may begin a name is held.
 func (r *Redactor) cut(b []byte) int {
-	names := r.fields.hint(b)
+	names := r.fields.hintMemo(b)
 	hold := r.fields.holdWord(b)
 	if names {
 		hold = r.fields.hold(b, hold)
