@@ -19,14 +19,17 @@ import (
 	"github.com/coder/websocket"
 )
 
+// MessageSize is the length of a Message.
+const MessageSize = 1024
+
 // Message returns a 1 KiB JSON text message that differs from its
 // neighbours the way RPC stream chunks do.
 func Message(n int) []byte {
-	b := fmt.Appendf(make([]byte, 0, 1024), `{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","sequence":%d,"delta":"`, n%97, n)
-	for len(b) < 1024-4 {
+	b := fmt.Appendf(make([]byte, 0, MessageSize), `{"_tag":"Chunk","requestId":"%d","values":[{"type":"thread.message.delta","sequence":%d,"delta":"`, n%97, n)
+	for len(b) < MessageSize-4 {
 		b = append(b, "lorem ipsum dolor sit amet "[n%7:]...)
 	}
-	return append(b[:1024-4], `"}]}`...)
+	return append(b[:MessageSize-4], `"}]}`...)
 }
 
 // Sink counts the messages of a connection and answers "done" with the
