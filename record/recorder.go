@@ -98,6 +98,9 @@ type Recorder struct {
 	pending []*Reservation
 
 	retain atomic.Bool // some subscriber may hold events after Emit returns
+	// wsDeltas is set once a WebSocket text message may be a piece of a
+	// streamed text (redact.MayBeDelta): Close then joins them (joinWSDeltas).
+	wsDeltas atomic.Bool
 
 	file    string      // Options.File
 	initial *redact.Set // the secrets given at the start
@@ -209,6 +212,9 @@ func (r *Recorder) emitNoWait(ev *bundle.Event) (written bool) {
 func (r *Recorder) prepare(ev *bundle.Event) (*redact.Set, *bundle.Encoded, error) {
 	set := r.red.Snapshot()
 	r.red.Event(ev, set)
+	if ev.Kind == bundle.KindWSMessage && !ev.Body.Binary && !r.wsDeltas.Load() && redact.MayBeDelta(ev.Body.Data) {
+		r.wsDeltas.Store(true)
+	}
 	if r.w == nil {
 		return set, nil, nil
 	}

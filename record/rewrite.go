@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // redactWritten keeps the secrets learned during the recording out of what
@@ -26,14 +27,27 @@ import (
 // back: a secret can be learned at any point of the run, the header must be
 // the first line, and events held in memory until the end would be lost by
 // a killed recorder, which today loses at most one flush interval.
+//
+// The same pass writes the WebSocket messages joinWSDeltas rewrote.
 func (r *Recorder) redactWritten() error {
 	set := r.red.Snapshot()
-	if set == r.initial {
-		return nil // nothing learned: the caller wrote the header knowing every secret
+	learned := set != r.initial // else the caller wrote the header knowing every secret
+	var joined map[uint64][]byte
+	if r.wsDeltas.Load() {
+		var err error
+		if joined, err = r.joinWSDeltas(); err != nil {
+			return err
+		}
 	}
-	dirty, err := r.needsRedaction()
-	if err != nil || !dirty {
-		return err
+	dirty := len(joined) > 0
+	if !dirty && learned {
+		var err error
+		if dirty, err = r.needsRedaction(); err != nil {
+			return err
+		}
+	}
+	if !dirty {
+		return nil
 	}
 	in, err := bundle.Open(r.file, nil)
 	if err != nil {
@@ -64,7 +78,10 @@ func (r *Recorder) redactWritten() error {
 		if err != nil {
 			return fail(err)
 		}
-		if ev.Seq < r.setFrom {
+		if b, ok := joined[ev.Seq]; ok {
+			ev.Body.Data = b
+		}
+		if learned && ev.Seq < r.setFrom {
 			r.red.Event(ev, set)
 		}
 		t = ev.T
@@ -141,4 +158,62 @@ func (r *Recorder) redactHeader(h bundle.Header) (bundle.Header, error) {
 		return h, fmt.Errorf("record: redacting the header of %s again: %w", r.file, err)
 	}
 	return out, nil
+}
+
+// joinWSDeltas keeps a secret out of a text a WebSocket streamed in pieces,
+// one per message (T3's thread.message-sent events, or any shape
+// redact.Deltas knows), which a client joins. The live recording cannot
+// join them: a message is recorded in the place it was relayed in before
+// its peer can answer it (Reservation), and a piece whose tail may begin a
+// secret would have to wait for the next, which T3 sends only after the
+// client's Ack of this one. So at Close each connection's text messages,
+// each direction's in turn, are read back through a Deltas with every
+// secret known, and the messages it rewrites are returned by seq for
+// redactWritten to write. Each message was redacted on its own when it was
+// recorded; what the pass adds is a secret found only in the joined text.
+func (r *Recorder) joinWSDeltas() (map[uint64][]byte, error) {
+	in, err := bundle.Open(r.file, nil)
+	if err != nil {
+		return nil, fmt.Errorf("record: joining %s's WebSocket deltas: %w", r.file, err)
+	}
+	defer in.Close()
+	type stream struct {
+		d    *redact.Deltas
+		seqs []uint64 // of the messages given to d and not yet returned
+		msgs [][]byte // those messages as written, for the comparison
+	}
+	streams := map[[2]string]*stream{}
+	var order [][2]string
+	joined := map[uint64][]byte{}
+	take := func(st *stream, out [][]byte) {
+		for _, b := range out {
+			if !bytes.Equal(b, st.msgs[0]) {
+				joined[st.seqs[0]] = b
+			}
+			st.seqs, st.msgs = st.seqs[1:], st.msgs[1:]
+		}
+	}
+	for ev, err := range in.All() {
+		if err != nil {
+			return nil, fmt.Errorf("record: joining %s's WebSocket deltas: %w", r.file, err)
+		}
+		if ev.Kind != bundle.KindWSMessage || ev.Body.Binary || ev.Body.Data == nil {
+			continue
+		}
+		k := [2]string{ev.Conn, string(ev.Dir)}
+		st := streams[k]
+		if st == nil {
+			st = &stream{d: redact.NewDeltas(r.red)}
+			streams[k] = st
+			order = append(order, k)
+		}
+		msg := bytes.Clone(ev.Body.Data)
+		st.seqs, st.msgs = append(st.seqs, ev.Seq), append(st.msgs, msg)
+		take(st, st.d.Next(bytes.Clone(msg)))
+	}
+	for _, k := range order {
+		st := streams[k]
+		take(st, st.d.Flush(true))
+	}
+	return joined, nil
 }

@@ -34,21 +34,24 @@ const maxDeltaFieldHold = 4 << 10
 //	OpenAI Responses     {"type":"response.<...>.delta","item_id":I,"output_index":N,"content_index":N,"delta":S}
 //	Codex app-server     {"method":"item/<...>/delta"|"item/<...>Delta","params":{"itemId":I,"delta":S}}
 //	Claude stream-json   {"type":"stream_event","event":<an Anthropic event>,"parent_tool_use_id":P}
+//	T3 thread stream     {"_tag":"Chunk","values":[{"kind":"event","event":{"type":"thread.message-sent",
+//	                       "payload":{"messageId":M,"text":S,"streaming":true}}}]} (ended by streaming false)
 //
 // Each text is keyed (by index, by item and indexes and type, by method and
-// item, by parent tool use). Next returns at once every message that cannot
-// hold the start of a secret; it holds back a message whose text's joined
-// tail could begin one (in any spelling: the Redactor's matcher runs over
-// the joined text), and every later message of the stream with it, so the
-// messages keep their order. The hold is bounded by the longest secret's
-// spelling, as Stream's is, and ends when the text ends (content_block_stop,
-// message_stop, a response's .done or completed event, Codex's item/completed
-// and turn/completed). When a secret completes across pieces, the pieces
-// are rewritten so that the joined text reads as the redacted text would:
-// the first piece the secret touches carries "[REDACTED]" where it began,
-// the others lose what they held of it. Only the string token of each piece
-// is rewritten, in place; every other byte of the message stays as it came,
-// so each message stays valid JSON (or a valid event).
+// item, by parent tool use, by message). Next returns at once every message
+// that cannot hold the start of a secret; it holds back a message whose
+// text's joined tail could begin one (in any spelling: the Redactor's
+// matcher runs over the joined text), and every later message of the stream
+// with it, so the messages keep their order. The hold is bounded by the
+// longest secret's spelling, as Stream's is, and ends when the text ends
+// (content_block_stop, message_stop, a response's .done or completed event,
+// Codex's item/completed and turn/completed, T3's message-sent with
+// streaming false). When a secret completes across pieces, the pieces are
+// rewritten so that the joined text reads as the redacted text would: the
+// first piece the secret touches carries "[REDACTED]" where it began, the
+// others lose what they held of it. Only the string token of each piece is
+// rewritten, in place; every other byte of the message stays as it came, so
+// each message stays valid JSON (or a valid event).
 //
 // Every message given to Next is returned exactly once, in the order given,
 // by Next or Flush; a caller keeps what it knows of each message (its
@@ -236,9 +239,14 @@ func (d *Deltas) scan(k *deltaKey, mode scanMode) {
 		}
 	}
 	r.learn(w[:hold])
-	spans, cut := r.Snapshot().find(w)
+	// A text that is over is a whole text: a secret's stub it ends with is
+	// redacted, as it would be in the text folded (Set.findText).
+	var spans []span
+	cut := len(w)
 	if mode == scanFinal {
-		cut = len(w)
+		spans = r.Snapshot().findText(w)
+	} else {
+		spans, cut = r.Snapshot().find(w)
 	}
 	cut = min(cut, hold)
 	r.fields.scan(w, func(f field) { spans = append(spans, span{f.start, f.end}) })

@@ -32,13 +32,29 @@ func (sh *deltaShape) isEnd() bool { return sh.end != "" || sh.endGroup != "" ||
 type deltaFields struct {
 	typ, index, delta, itemID, outputIndex, contentIndex, summaryIndex   span
 	method, params, event, parent, text, partialJSON, thinking, id, item span
-	block                                                                span
+	block, tag, values, kind, payload, messageID, streaming              span
+}
+
+// maxDeltaMsg is the largest message MayBeDelta looks into: a piece of a
+// streamed text comes in a small message.
+const maxDeltaMsg = 1 << 20
+
+// MayBeDelta reports whether msg (a WebSocket message, an NDJSON line) may
+// be a piece of a streamed text of a shape Deltas knows, or its end: a cheap
+// test that is true of every such message and of a few others.
+// A stream of pieces has small messages (its end among them) even when one
+// piece is large.
+func MayBeDelta(msg []byte) bool { return len(msg) <= maxDeltaMsg && mayBeDelta(msg) }
+
+// mayBeDelta is MayBeDelta of a message of any size.
+func mayBeDelta(msg []byte) bool {
+	return bytes.Contains(msg, []byte("elta")) || bytes.Contains(msg, []byte("content_block_start")) || bytes.Contains(msg, []byte(t3MessageSent))
 }
 
 // parseDelta returns the shape of msg. ends says whether an end matters
 // (some text is open); without it only a delta is looked for.
 func parseDelta(msg []byte, ends bool) deltaShape {
-	if !bytes.Contains(msg, []byte("elta")) && !bytes.Contains(msg, []byte("content_block_start")) && (!ends || !mayEnd(msg)) {
+	if !mayBeDelta(msg) && (!ends || !mayEnd(msg)) {
 		return deltaShape{}
 	}
 	start, end, ok := jsonOf(msg)
@@ -51,6 +67,9 @@ func parseDelta(msg []byte, ends bool) deltaShape {
 	}
 	if f.method.end > 0 {
 		return codexShape(msg, f)
+	}
+	if tag, _ := strValue(msg, f.tag); tag == "Chunk" {
+		return t3Shape(msg, f)
 	}
 	typ, _ := strValue(msg, f.typ)
 	if typ == "stream_event" && f.event.end > 0 {
@@ -157,6 +176,18 @@ func readFields(b []byte, start int) (deltaFields, int, bool) {
 			f.item = sp
 		case "content_block":
 			f.block = sp
+		case "_tag":
+			f.tag = sp
+		case "values":
+			f.values = sp
+		case "kind":
+			f.kind = sp
+		case "payload":
+			f.payload = sp
+		case "messageId":
+			f.messageID = sp
+		case "streaming":
+			f.streaming = sp
 		}
 		return true
 	})
@@ -251,6 +282,60 @@ func codexShape(msg []byte, f deltaFields) deltaShape {
 		}
 	case method == "turn/completed":
 		return deltaShape{endFamily: "codex"}
+	}
+	return deltaShape{}
+}
+
+// t3MessageSent is the type of the T3 orchestration event that streams an
+// assistant message's text.
+const t3MessageSent = "thread.message-sent"
+
+// t3Shape is the shape of an Effect RPC Chunk of T3's thread stream (its
+// WebSocket protocol): an assistant message streamed
+// as thread.message-sent events, each with a piece of the message's text
+// and streaming true, ended by one with streaming false (and an empty
+// text). A Chunk carries one value in practice; one with several values is
+// no shape (its pieces are redacted one by one, as any message is).
+func t3Shape(msg []byte, f deltaFields) deltaShape {
+	if f.values.end == 0 || msg[f.values.start] != '[' {
+		return deltaShape{}
+	}
+	s := jsonscan.NewScanner(msg[:f.values.end])
+	s.Seek(f.values.start)
+	var only span
+	n := 0
+	if !s.Array(1, func() bool {
+		s.Space()
+		st := s.Pos()
+		if !s.Skip(2) {
+			return false
+		}
+		only, n = span{st, s.Pos()}, n+1
+		return true
+	}) || n != 1 || msg[only.start] != '{' {
+		return deltaShape{}
+	}
+	v, _, ok := readFields(msg, only.start)
+	if kind, _ := strValue(msg, v.kind); !ok || kind != "event" || v.event.end == 0 || msg[v.event.start] != '{' {
+		return deltaShape{}
+	}
+	ev, _, ok := readFields(msg, v.event.start)
+	if typ, _ := strValue(msg, ev.typ); !ok || typ != t3MessageSent || ev.payload.end == 0 || msg[ev.payload.start] != '{' {
+		return deltaShape{}
+	}
+	p, _, ok := readFields(msg, ev.payload.start)
+	id, idOK := strValue(msg, p.messageID)
+	if !ok || !idOK {
+		return deltaShape{}
+	}
+	key := "t3|" + id
+	switch raw(msg, p.streaming) {
+	case "true":
+		if val, ok := strBytes(msg, p.text); ok {
+			return deltaShape{key: key, group: key, family: "t3", tok: p.text, val: val}
+		}
+	case "false":
+		return deltaShape{end: key}
 	}
 	return deltaShape{}
 }

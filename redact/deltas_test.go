@@ -126,6 +126,19 @@ func foldMsgs(t *testing.T, msgs []string, strict bool) map[string]string {
 		case strings.HasPrefix(str(v, "method"), "item/") && strings.HasSuffix(str(v, "method"), "/delta"):
 			p, _ := v["params"].(map[string]any)
 			out[str(v, "method")+" "+str(p, "itemId")] += str(p, "delta")
+		case str(v, "_tag") == "Chunk":
+			// T3's thread stream, as its web client folds it: the text of
+			// every thread.message-sent, by message.
+			vals, _ := v["values"].([]any)
+			for _, it := range vals {
+				it, _ := it.(map[string]any)
+				ev, _ := it["event"].(map[string]any)
+				if str(ev, "type") != "thread.message-sent" {
+					continue
+				}
+				p, _ := ev["payload"].(map[string]any)
+				out["t3 "+str(p, "messageId")] += str(p, "text")
+			}
 		}
 	}
 	return out
@@ -150,6 +163,21 @@ func runDeltas(t *testing.T, red *Redactor, msgs []string, ended bool) []string 
 		t.Fatalf("%d messages in, %d out", len(msgs), len(out))
 	}
 	return out
+}
+
+// t3Stream is T3's thread stream of an assistant message streamed in
+// pieces of n bytes, an Ack after each Chunk, as its WebSocket carries it.
+func t3Stream(id, text string, n int) []string {
+	sent := func(seq int, text string, streaming bool) string {
+		return jsonLine(map[string]any{"_tag": "Chunk", "requestId": 3, "values": []any{map[string]any{"kind": "event", "sequence": seq,
+			"event": map[string]any{"id": fmt.Sprint("ev", seq), "threadId": "thr_1", "type": "thread.message-sent",
+				"payload": map[string]any{"threadId": "thr_1", "messageId": id, "role": "assistant", "text": text, "turnId": "turn_1", "streaming": streaming}}}}})
+	}
+	out := []string{jsonLine(map[string]any{"_tag": "Chunk", "requestId": 3, "values": []any{map[string]any{"kind": "snapshot", "snapshotSequence": 1}}})}
+	for i, c := range chunks(text, n) {
+		out = append(out, sent(i+2, c, true), jsonLine(map[string]any{"_tag": "Ack", "requestId": 3}))
+	}
+	return append(out, sent(99, "", false))
 }
 
 func TestDeltasFoldRedacted(t *testing.T) {
@@ -209,6 +237,18 @@ func TestDeltasFoldRedacted(t *testing.T) {
 		name: "codex agent message", secrets: []string{deltaSecret},
 		msgs: codex("item_1", "ACK:"+deltaSecret, 10),
 		want: map[string]string{"item/agentMessage/delta item_1": "ACK:[REDACTED]"},
+	}, {
+		name: "t3 assistant message over its WebSocket stream", secrets: []string{deltaSecret},
+		msgs: t3Stream("msg_9", "ACK:"+deltaSecret+" done", 11),
+		want: map[string]string{"t3 msg_9": "ACK:[REDACTED] done"},
+	}, {
+		// Two messages are two texts: one ending as a secret begins, the
+		// next beginning with the secret's rest, are not joined (the first
+		// ends with the secret's stub, which a text is never recorded
+		// ending with).
+		name: "t3, two messages are two texts", secrets: []string{"correcthorsebattery0042"},
+		msgs: append(t3Stream("msg_a", "x correcthorse", 40), t3Stream("msg_b", "battery0042", 40)...),
+		want: map[string]string{"t3 msg_a": "x [REDACTED]", "t3 msg_b": "battery0042"},
 	}, {
 		name: "claude stream-json, two parents", secrets: []string{deltaSecret},
 		msgs: append(anthropicStream("A "+deltaSecret, "", 16, streamJSON(nil)), anthropicStream(deltaSecret+" B", "", 9, streamJSON(&tool))...),
@@ -402,13 +442,15 @@ func FuzzDeltas(f *testing.F) {
 			return
 		}
 		var msgs []string
-		switch n % 3 {
+		switch n % 4 {
 		case 0: // Anthropic server-sent events
 			msgs = anthropicStream(text, text, int(n), sseWrap)
 		case 1: // the Claude CLI's stream_event lines
 			msgs = anthropicStream(text, text, int(n), func(ev map[string]any) string {
 				return jsonLine(map[string]any{"type": "stream_event", "event": ev, "parent_tool_use_id": nil})
 			})
+		case 3: // T3's thread stream over its WebSocket
+			msgs = t3Stream("msg_1", text, int(n))
 		default: // Codex app-server notifications, then OpenAI events
 			for _, c := range chunks(text, int(n)) {
 				msgs = append(msgs, jsonLine(map[string]any{"method": "item/agentMessage/delta", "params": map[string]any{"itemId": "i", "delta": c}}))
