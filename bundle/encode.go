@@ -220,10 +220,12 @@ func payloadEncoding(p Payload) Encoding {
 	switch {
 	case p.Data == nil:
 		return EncodingNone
-	case p.Binary || !utf8.Valid(p.Data):
+	case p.Binary:
 		return EncodingB64
-	case validJSONLineMemo(p.Data):
+	case jsonLineMemo(p.Data): // valid UTF-8 too: a repeated payload is one comparison
 		return EncodingJSON
+	case !utf8.Valid(p.Data):
+		return EncodingB64
 	}
 	return EncodingText
 }

@@ -1,17 +1,19 @@
 package bundle
 
 import (
-	"github.com/wireproof/wireproof/internal/jsonscan"
+	"unicode/utf8"
+
 	"github.com/wireproof/wireproof/internal/repeat"
 )
 
-// validLines remembers the last payloads found valid (internal/repeat): a
-// payload equal to one of them is valid, equal bytes being the same valid
-// value.
+// validLines remembers the last payloads found valid UTF-8 and valid JSON
+// lines (internal/repeat): a payload equal to one of them is both, equal
+// bytes being the same valid value.
 var validLines repeat.Memo[struct{}]
 
-// validJSONLineMemo is validJSONLine, answered by a comparison for a payload
-// that repeats the last valid one checked on this processor.
-func validJSONLineMemo(b []byte) bool {
-	return validLines.Passes(struct{}{}, b, jsonscan.ValidLine)
+// jsonLineMemo reports whether b is valid UTF-8 and a valid JSON line
+// (validJSONLine), answered by one comparison for a payload that repeats
+// the last such one checked on this processor: neither pass runs again.
+func jsonLineMemo(b []byte) bool {
+	return validLines.Passes(struct{}{}, b, func(b []byte) bool { return utf8.Valid(b) && validJSONLine(b) })
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/internal/repeat"
 	"github.com/wireproof/wireproof/internal/testkit"
@@ -40,14 +41,15 @@ func TestValidJSONLineMemo(t *testing.T) {
 		{"one byte shorter", body[:len(body)-1]},
 		{"one byte longer", append(bytes.Clone(body), ' ')},
 		{"one byte longer, not JSON", append(bytes.Clone(body), ',')},
+		{"a byte that is no UTF-8, in a string", changed(bytes.Index(body, []byte("a thread"))+2, 0xff)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Both orders: the payload after the body, and the body
 			// after the payload (a memo left by an invalid one).
 			for i, in := range [][]byte{body, tc.in, body} {
-				if got, want := validJSONLineMemo(in), validJSONLine(in); got != want {
-					t.Errorf("check %d: validJSONLineMemo = %v, the scan says %v", i, got, want)
+				if got, want := jsonLineMemo(in), utf8.Valid(in) && validJSONLine(in); got != want {
+					t.Errorf("check %d: jsonLineMemo = %v, the scan says %v", i, got, want)
 				}
 			}
 		})
@@ -69,7 +71,7 @@ func TestValidJSONLineMemoConcurrent(t *testing.T) {
 		if (i+g)%3 == 0 {
 			in, want = bad, false
 		}
-		if got := validJSONLineMemo(in); got != want {
+		if got := jsonLineMemo(in); got != want {
 			return fmt.Errorf("a payload's check said %v, want %v: answered for another payload", got, want)
 		}
 		return nil
@@ -86,8 +88,8 @@ func FuzzValidJSONLineMemo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, first, second []byte) {
 		wrap := func(v []byte) []byte { return []byte(`{"pad":"` + pad + `","v":` + string(v) + `}`) }
 		for _, in := range [][]byte{wrap(first), wrap(second), wrap(first)} {
-			if got, want := validJSONLineMemo(in), validJSONLine(in); got != want {
-				t.Fatalf("validJSONLineMemo(…%q) = %v, the scan says %v", in[len(in)-min(len(in), 40):], got, want)
+			if got, want := jsonLineMemo(in), utf8.Valid(in) && validJSONLine(in); got != want {
+				t.Fatalf("jsonLineMemo(…%q) = %v, the scan says %v", in[len(in)-min(len(in), 40):], got, want)
 			}
 		}
 	})
@@ -111,7 +113,7 @@ func BenchmarkValidJSONLineMemo(b *testing.B) {
 	b.Run("repeated", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if !validJSONLineMemo(body) {
+			if !jsonLineMemo(body) {
 				b.Fatal("not valid")
 			}
 		}
@@ -124,7 +126,7 @@ func BenchmarkValidJSONLineMemo(b *testing.B) {
 			if i++; i&1 == 0 {
 				in = other
 			}
-			if !validJSONLineMemo(in) {
+			if !jsonLineMemo(in) {
 				b.Fatal("not valid")
 			}
 		}
