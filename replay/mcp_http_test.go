@@ -164,7 +164,14 @@ func recordUpstream(t *testing.T, upstream http.Handler, drive func(ctx context.
 	}
 	rec := record.New(w, nil)
 	u, _ := url.Parse(srv.URL)
-	p, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: u})
+	// The proxy's transport is the test's, so stop can drop its idle
+	// connections with the server: a request after stop then dials and is
+	// refused, rather than going out on a kept-alive connection whose end
+	// the transport may not have read yet (then it ends with EOF).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	defer tr.CloseIdleConnections()
+	p, err := record.NewProxy(rec, &record.ProxyOptions{Upstream: u, Transport: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +179,7 @@ func recordUpstream(t *testing.T, upstream http.Handler, drive func(ctx context.
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(ctx, ps.URL, srv.Close)
+	drive(ctx, ps.URL, func() { srv.Close(); tr.CloseIdleConnections() })
 	http.DefaultClient.CloseIdleConnections() // the clients' kept-alive connections end with the test
 	if err := ps.Close(ctx); err != nil {
 		t.Fatal(err)
