@@ -521,6 +521,7 @@ func TestFold(t *testing.T) {
 	msgs := anthropicStream("ACK:"+deltaSecret, `{"a":1}`, 32, sseWrap)
 	msgs = append(msgs, `{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"par"}}`,
 		`{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"tial"}}`)
+	msgs = append(msgs, t3Stream("msg_3", "folded", 4)...) // 13: a snapshot, then pieces and Acks
 	for i, m := range msgs {
 		f.Add([]byte(m), uint64(i+1))
 	}
@@ -528,7 +529,8 @@ func TestFold(t *testing.T) {
 	want := []got{
 		{"anthropic|0", "ACK:" + deltaSecret, []uint64{2, 3, 4}}, // the block's start, empty, then its deltas
 		{"anthropic|1", `{"a":1}`, []uint64{7}},
-		{"codex|item/agentMessage/delta|m||", "partial", []uint64{11, 12}},
+		{"t3|msg_3", "folded", []uint64{14, 16}},                           // ended by its streaming false
+		{"codex|item/agentMessage/delta|m||", "partial", []uint64{11, 12}}, // open until Flush
 	}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("folded (-want +got):\n%s", diff)
