@@ -21,7 +21,8 @@ import (
 // secret was learned (seq < setFrom) are redacted again with every secret;
 // if that changes anything, the bundle is written anew beside the file and
 // renamed over it, every event kept with its seq and time. Nothing is read
-// back when no secret was learned after the start.
+// back when no secret was learned after the start and no WebSocket text
+// message may be a piece of a streamed text (joinWSDeltas).
 //
 // Why at Close, rather than writing the manifest late or holding events
 // back: a secret can be learned at any point of the run, the header must be

@@ -118,21 +118,26 @@ func FuzzFindTextMemo(f *testing.F) {
 // the memo) against the search alone. What a text that differs costs is
 // bundle's BenchmarkValidJSONLineMemo's "differing" (internal/repeat).
 func BenchmarkFindTextMemo(b *testing.B) {
-	body := memoText()
 	set := New([]string{"sk-wp-BENCHSECRET123"}, nil).Snapshot()
-	b.Run("search", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			set.findText(body)
-		}
-	})
-	b.Run("repeated", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			set.findTextMemo(body)
-		}
-	})
+	benchMemo(b, func(t []byte) { set.findText(t) }, func(t []byte) { set.findTextMemo(t) })
+}
+
+// benchMemo runs a check of the 20 KiB memoText alone (search) and from its
+// memo, the text repeated (repeated).
+func benchMemo(b *testing.B, search, memo func([]byte)) {
+	body := memoText()
+	for _, c := range []struct {
+		name string
+		f    func([]byte)
+	}{{"search", search}, {"repeated", memo}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.f(body)
+			}
+		})
+	}
 }
 
 // TestHintMemo checks that the memo of texts without a token field name
@@ -184,19 +189,6 @@ func FuzzHintMemo(f *testing.F) {
 // BenchmarkHintMemo: the search of a 20 KiB text for token field names,
 // repeated (answered by the memo), against the search alone.
 func BenchmarkHintMemo(b *testing.B) {
-	body := memoText()
 	fs := New(nil, nil).fields
-	b.Run("search", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			fs.hint(body)
-		}
-	})
-	b.Run("repeated", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			fs.hintMemo(body)
-		}
-	})
+	benchMemo(b, func(t []byte) { fs.hint(t) }, func(t []byte) { fs.hintMemo(t) })
 }
