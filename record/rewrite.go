@@ -22,7 +22,7 @@ import (
 // if that changes anything, the bundle is written anew beside the file and
 // renamed over it, every event kept with its seq and time. Nothing is read
 // back when no secret was learned after the start and no WebSocket text
-// message may be a piece of a streamed text (joinWSDeltas).
+// message was recorded (joinWSDeltas).
 //
 // Why at Close, rather than writing the manifest late or holding events
 // back: a secret can be learned at any point of the run, the header must be
@@ -34,7 +34,7 @@ func (r *Recorder) redactWritten() error {
 	set := r.red.Snapshot()
 	learned := set != r.initial // else the caller wrote the header knowing every secret
 	var joined map[uint64][]byte
-	if r.wsDeltas.Load() {
+	if r.wsText.Load() {
 		var err error
 		if joined, err = r.joinWSDeltas(); err != nil {
 			return err

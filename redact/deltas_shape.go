@@ -35,18 +35,9 @@ type deltaFields struct {
 	block, tag, values, kind, payload, messageID, streaming              span
 }
 
-// maxDeltaMsg is the largest message MayBeDelta looks into: a piece of a
-// streamed text comes in a small message.
-const maxDeltaMsg = 1 << 20
-
-// MayBeDelta reports whether msg (a WebSocket message, an NDJSON line) may
-// be a piece of a streamed text of a shape Deltas knows, or its end: a cheap
-// test that is true of every such message and of a few others.
-// A stream of pieces has small messages (its end among them) even when one
-// piece is large.
-func MayBeDelta(msg []byte) bool { return len(msg) <= maxDeltaMsg && mayBeDelta(msg) }
-
-// mayBeDelta is MayBeDelta of a message of any size.
+// mayBeDelta reports whether msg may be a piece of a streamed text of a
+// shape Deltas knows: a cheap test, true of every such message and of a few
+// others.
 func mayBeDelta(msg []byte) bool {
 	return bytes.Contains(msg, []byte("elta")) || bytes.Contains(msg, []byte("content_block_start")) || bytes.Contains(msg, []byte(t3MessageSent))
 }
