@@ -181,7 +181,7 @@ func (r *Recorder) joinWSDeltas() (map[uint64][]byte, error) {
 	type stream struct {
 		d    *redact.Deltas
 		seqs []uint64 // of the messages given to d and not yet returned
-		msgs [][]byte // those messages as written, for the comparison
+		msgs [][]byte // those messages, as given: the Deltas never writes into one
 	}
 	streams := map[[2]string]*stream{}
 	var order [][2]string
@@ -210,7 +210,7 @@ func (r *Recorder) joinWSDeltas() (map[uint64][]byte, error) {
 		}
 		msg := bytes.Clone(ev.Body.Data)
 		st.seqs, st.msgs = append(st.seqs, ev.Seq), append(st.msgs, msg)
-		take(st, st.d.Next(bytes.Clone(msg)))
+		take(st, st.d.Next(msg))
 	}
 	for _, k := range order {
 		st := streams[k]

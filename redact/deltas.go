@@ -99,7 +99,8 @@ type deltaKey struct {
 
 // Next takes the next complete message and returns the messages that can be
 // recorded now, in order. msg is owned by the Deltas from then on; a message
-// returned may be msg itself.
+// returned may be msg itself, which the Deltas never writes into: a message
+// it rewrote is returned as a new slice.
 func (d *Deltas) Next(msg []byte) [][]byte {
 	m := &deltaMsg{data: msg}
 	sh := parseDelta(msg, len(d.keys) > 0)

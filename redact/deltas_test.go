@@ -290,6 +290,34 @@ func TestDeltasFoldRedacted(t *testing.T) {
 	}
 }
 
+// TestDeltasNeverWritesMsg: a message given to Next keeps its bytes, also
+// when its piece is rewritten (record's Close-time join compares what comes
+// back with what it gave).
+func TestDeltasNeverWritesMsg(t *testing.T) {
+	red := New([]string{deltaSecret}, nil)
+	d := NewDeltas(red)
+	msgs := t3Stream("msg_1", "ACK:"+deltaSecret, 6)
+	var given, out [][]byte
+	for _, m := range msgs {
+		b := []byte(m)
+		given = append(given, b)
+		out = append(out, d.Next(b)...)
+	}
+	out = append(out, d.Flush(true)...)
+	changed := 0
+	for i, m := range msgs {
+		if string(given[i]) != m {
+			t.Errorf("message %d was written into: %q", i, given[i])
+		}
+		if string(out[i]) != m {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("no message was rewritten: the test shows nothing")
+	}
+}
+
 // TestDeltasHoldsOnlyWhatMayBeginASecret checks what each Next releases: a
 // message at once when its text's tail cannot begin a secret; a held one
 // and those behind it once the secret is decided; a text's end releasing it.
