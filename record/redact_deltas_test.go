@@ -29,20 +29,38 @@ func t3Pieces(text string) []string {
 }
 
 // TestWebSocketDeltasJoinedAtClose streams an assistant message over a real
-// WebSocket as T3 does (an Effect RPC Chunk per thread.message-sent piece,
-// each sent after the client's Ack of the one before), with a secret split
-// across the pieces, through the recording proxy: the client gets every
-// byte unchanged, and the closed bundle holds no 8 bytes of the secret,
-// with every message in its place and the joined text redacted.
+// WebSocket as T3 does (Effect RPC Chunks of thread.message-sent pieces,
+// each Chunk sent after the client's Ack of the one before: one piece to a
+// Chunk, and several, as T3 sends what queued while it waited for the Ack),
+// with a secret split across the pieces, through the recording proxy: the
+// client gets every byte unchanged, and the closed bundle holds no 8 bytes
+// of the secret, with every message in its place and the joined text
+// redacted.
 func TestWebSocketDeltasJoinedAtClose(t *testing.T) {
+	for _, per := range []int{1, 3} {
+		t.Run(fmt.Sprint(per, " values to a Chunk"), func(t *testing.T) { testWebSocketDeltas(t, per) })
+	}
+}
+
+func testWebSocketDeltas(t *testing.T, per int) {
 	testkit.CheckLeaks(t)
 	const secret = "boot-7f3a9c21e4b8d6a0"
 	text := "ACK:" + secret + " done"
-	chunk := func(seq int, piece string, streaming bool) []byte {
-		b, _ := json.Marshal(map[string]any{"_tag": "Chunk", "requestId": 4, "values": []any{map[string]any{"kind": "event", "sequence": seq,
+	sent := func(seq int, piece string, streaming bool) any {
+		return map[string]any{"kind": "event", "sequence": seq,
 			"event": map[string]any{"id": fmt.Sprint("ev", seq), "type": "thread.message-sent",
-				"payload": map[string]any{"threadId": "thr_1", "messageId": "msg_1", "role": "assistant", "text": piece, "streaming": streaming}}}}})
-		return b
+				"payload": map[string]any{"threadId": "thr_1", "messageId": "msg_1", "role": "assistant", "text": piece, "streaming": streaming}}}
+	}
+	var values []any
+	for i, p := range t3Pieces(text) {
+		values = append(values, sent(i+1, p, true))
+	}
+	values = append(values, sent(99, "", false))
+	var msgs [][]byte
+	for len(values) > 0 {
+		n := min(per, len(values))
+		b, _ := json.Marshal(map[string]any{"_tag": "Chunk", "requestId": 4, "values": values[:n]})
+		msgs, values = append(msgs, b), values[n:]
 	}
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
@@ -54,11 +72,6 @@ func TestWebSocketDeltasJoinedAtClose(t *testing.T) {
 		if _, _, err := c.Read(ctx); err != nil { // the Request
 			return
 		}
-		msgs := [][]byte{}
-		for i, p := range t3Pieces(text) {
-			msgs = append(msgs, chunk(i+1, p, true))
-		}
-		msgs = append(msgs, chunk(99, "", false))
 		for _, m := range msgs {
 			if c.Write(ctx, websocket.MessageText, m) != nil {
 				return
@@ -141,13 +154,13 @@ func TestWebSocketDeltasJoinedAtClose(t *testing.T) {
 	if want := "ACK:" + redact.Redacted + " done"; string(folded) != want {
 		t.Errorf("the bundle's pieces join to %q, want %q", folded, want)
 	}
-	if n := len(t3Pieces(text)) + 2; s2c != n || c2s != n {
+	if n := len(msgs) + 1; s2c != n || c2s != n {
 		t.Errorf("%d messages to the client and %d from it recorded, want %d each", s2c, c2s, n)
 	}
 }
 
-// t3Text is the text of a thread.message-sent Chunk, read with
-// encoding/json.
+// t3Text is the text of the thread.message-sent values of a Chunk, joined,
+// read with encoding/json.
 func t3Text(t *testing.T, b []byte) string {
 	t.Helper()
 	var m struct {
@@ -159,8 +172,12 @@ func t3Text(t *testing.T, b []byte) string {
 			} `json:"event"`
 		} `json:"values"`
 	}
-	if err := json.Unmarshal(b, &m); err != nil || len(m.Values) != 1 {
-		t.Fatalf("not a Chunk of one value: %v: %s", err, b)
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Values) == 0 {
+		t.Fatalf("not a Chunk: %v: %s", err, b)
 	}
-	return m.Values[0].Event.Payload.Text
+	var text string
+	for _, v := range m.Values {
+		text += v.Event.Payload.Text
+	}
+	return text
 }

@@ -21,8 +21,8 @@ const maxDeltaFieldHold = 4 << 10
 
 // Deltas redacts a stream of messages (the events of a server-sent event
 // stream, the lines of an NDJSON stream, the text messages of a WebSocket)
-// in which a text is streamed as pieces, one per message, that a reader
-// joins: the deltas of a model's answer. A secret split across two pieces
+// in which a text is streamed as pieces, one per message (or several, in a
+// T3 Chunk), that a reader joins: the deltas of a model's answer. A secret split across two pieces
 // is found in no single message, yet anyone folding the deltas reads it
 // whole; Deltas joins each text's pieces and redacts the joined text.
 //
@@ -35,7 +35,8 @@ const maxDeltaFieldHold = 4 << 10
 //	Codex app-server     {"method":"item/<...>/delta"|"item/<...>Delta","params":{"itemId":I,"delta":S}}
 //	Claude stream-json   {"type":"stream_event","event":<an Anthropic event>,"parent_tool_use_id":P}
 //	T3 thread stream     {"_tag":"Chunk","values":[{"kind":"event","event":{"type":"thread.message-sent",
-//	                       "payload":{"messageId":M,"text":S,"streaming":true}}}]} (ended by streaming false)
+//	                       "payload":{"messageId":M,"text":S,"streaming":true}}},...]} (ended by streaming false;
+//	                       each value of the Chunk a piece or an end of its own)
 //
 // Each text is keyed (by index, by item and indexes and type, by method and
 // item, by parent tool use, by message). Next returns at once every message
@@ -76,8 +77,18 @@ func NewDeltas(red *Redactor) *Deltas {
 
 // deltaMsg is one message held.
 type deltaMsg struct {
-	data  []byte
-	piece *deltaPiece // nil: the message carries no delta
+	data   []byte
+	pieces []*deltaPiece // the deltas it carries, in the order of data
+}
+
+// holds reports whether a piece of m holds it back.
+func (m *deltaMsg) holds() bool {
+	for _, p := range m.pieces {
+		if p.hold {
+			return true
+		}
+	}
+	return false
 }
 
 // deltaPiece is one piece of a keyed text: the string token data[tok.start:
@@ -103,27 +114,28 @@ type deltaKey struct {
 // it rewrote is returned as a new slice.
 func (d *Deltas) Next(msg []byte) [][]byte {
 	m := &deltaMsg{data: msg}
-	sh := parseDelta(msg, len(d.keys) > 0)
-	switch {
-	case sh.key != "":
-		k := d.keys[sh.key]
-		if k == nil {
-			k = &deltaKey{name: sh.key, group: sh.group, family: sh.family}
-			d.keys[sh.key] = k
-		}
-		p := &deltaPiece{msg: m, key: k, tok: sh.tok, val: sh.val}
-		m.piece = p
-		k.pieces = append(k.pieces, p)
-		d.scan(k, scanHold)
-	case sh.isEnd():
-		for name, k := range d.keys {
-			if sh.ends(name, k.group, k.family) {
-				d.scan(k, scanFinal)
-				delete(d.keys, name)
+	for _, sh := range parseDelta(msg, len(d.keys) > 0) {
+		switch {
+		case sh.key != "":
+			k := d.keys[sh.key]
+			if k == nil {
+				k = &deltaKey{name: sh.key, group: sh.group, family: sh.family}
+				d.keys[sh.key] = k
+			}
+			p := &deltaPiece{msg: m, key: k, tok: sh.tok, val: sh.val}
+			m.pieces = append(m.pieces, p)
+			k.pieces = append(k.pieces, p)
+			d.scan(k, scanHold)
+		case sh.isEnd():
+			for name, k := range d.keys {
+				if sh.ends(name, k.group, k.family) {
+					d.scan(k, scanFinal)
+					delete(d.keys, name)
+				}
 			}
 		}
 	}
-	if len(d.queue) == 0 && (m.piece == nil || !m.piece.hold) {
+	if len(d.queue) == 0 && !m.holds() {
 		d.release(m)
 		return [][]byte{m.data}
 	}
@@ -166,7 +178,7 @@ func (d *Deltas) releasable() [][]byte {
 	var out [][]byte
 	for len(d.queue) > 0 {
 		m := d.queue[0]
-		if m.piece != nil && m.piece.hold {
+		if m.holds() {
 			break
 		}
 		d.queue[0] = nil
@@ -181,23 +193,29 @@ func (d *Deltas) releasable() [][]byte {
 	return out
 }
 
-// release writes a message's rewritten piece into it and forgets the piece.
+// release writes a message's rewritten pieces into it (a new slice: the
+// message given is never written into) and forgets its pieces.
 func (d *Deltas) release(m *deltaMsg) {
-	p := m.piece
-	if p == nil {
-		return
+	var out []byte
+	last := 0 // the offset of m.data copied up to
+	for _, p := range m.pieces {
+		if p.dirty {
+			if out == nil {
+				out = make([]byte, 0, len(m.data)+len(Redacted))
+			}
+			out = append(out, m.data[last:p.tok.start]...)
+			out = appendJSONString(out, p.val)
+			last = p.tok.end
+		}
+		k := p.key
+		if i := slices.Index(k.pieces, p); i >= 0 {
+			k.pieces = slices.Delete(k.pieces, i, i+1)
+		}
 	}
-	if p.dirty {
-		out := make([]byte, 0, len(m.data)+len(Redacted))
-		out = append(out, m.data[:p.tok.start]...)
-		out = appendJSONString(out, p.val)
-		m.data = append(out, m.data[p.tok.end:]...)
+	if out != nil {
+		m.data = append(out, m.data[last:]...)
 	}
-	k := p.key
-	if i := slices.Index(k.pieces, p); i >= 0 {
-		k.pieces = slices.Delete(k.pieces, i, i+1)
-	}
-	m.piece = nil
+	m.pieces = nil
 }
 
 // window returns the joined text of k's pieces from the first that holds

@@ -42,25 +42,36 @@ func mayBeDelta(msg []byte) bool {
 	return bytes.Contains(msg, []byte("elta")) || bytes.Contains(msg, []byte("content_block_start")) || bytes.Contains(msg, []byte(t3MessageSent))
 }
 
-// parseDelta returns the shape of msg. ends says whether an end matters
-// (some text is open); without it only a delta is looked for.
-func parseDelta(msg []byte, ends bool) deltaShape {
+// parseDelta returns the shapes of msg, in the order they come in it: none,
+// or one (a delta, an end) for every shape but T3's, whose Chunk may carry
+// several. ends says whether an end matters (some text is open); without it
+// only a delta is looked for.
+func parseDelta(msg []byte, ends bool) []deltaShape {
 	if !mayBeDelta(msg) && (!ends || !mayEnd(msg)) {
-		return deltaShape{}
+		return nil
 	}
 	start, end, ok := jsonOf(msg)
 	if !ok {
-		return deltaShape{}
+		return nil
 	}
 	f, fend, ok := readFields(msg[:end], start)
 	if !ok || jsonscan.SkipSpace(msg[:end], fend) != end {
-		return deltaShape{}
+		return nil
 	}
+	if tag, _ := strValue(msg, f.tag); tag == "Chunk" && f.method.end == 0 {
+		return t3Shapes(msg, f)
+	}
+	if sh := parseOne(msg, f); sh.key != "" || sh.isEnd() {
+		return []deltaShape{sh}
+	}
+	return nil
+}
+
+// parseOne returns the shape of the one JSON object of msg whose fields are
+// f (all empty: none).
+func parseOne(msg []byte, f deltaFields) deltaShape {
 	if f.method.end > 0 {
 		return codexShape(msg, f)
-	}
-	if tag, _ := strValue(msg, f.tag); tag == "Chunk" {
-		return t3Shape(msg, f)
 	}
 	typ, _ := strValue(msg, f.typ)
 	if typ == "stream_event" && f.event.end > 0 {
@@ -281,32 +292,43 @@ func codexShape(msg []byte, f deltaFields) deltaShape {
 // assistant message's text.
 const t3MessageSent = "thread.message-sent"
 
-// t3Shape is the shape of an Effect RPC Chunk of T3's thread stream (its
-// WebSocket protocol): an assistant message streamed
-// as thread.message-sent events, each with a piece of the message's text
-// and streaming true, ended by one with streaming false (and an empty
-// text). A Chunk carries one value in practice; one with several values is
-// no shape (its pieces are redacted one by one, as any message is).
-func t3Shape(msg []byte, f deltaFields) deltaShape {
+// t3Shapes are the shapes of an Effect RPC Chunk of T3's thread stream (its
+// WebSocket protocol): an assistant message streamed as thread.message-sent
+// events, each with a piece of the message's text and streaming true, ended
+// by one with streaming false (and an empty text). A Chunk carries what the
+// server's stream had ready when the client's Ack let it send (Effect's
+// Stream.fromQueue takes all that is queued), so a fast stream's Chunk holds
+// several values: the pieces (and ends) of one message or of several, and
+// other events between them. Each is a shape of its own, in order.
+func t3Shapes(msg []byte, f deltaFields) []deltaShape {
 	if f.values.end == 0 || msg[f.values.start] != '[' {
-		return deltaShape{}
+		return nil
 	}
 	s := jsonscan.NewScanner(msg[:f.values.end])
 	s.Seek(f.values.start)
-	var only span
-	n := 0
+	var out []deltaShape
 	if !s.Array(1, func() bool {
 		s.Space()
 		st := s.Pos()
 		if !s.Skip(2) {
 			return false
 		}
-		only, n = span{st, s.Pos()}, n+1
+		if sh := t3Value(msg, st); sh.key != "" || sh.isEnd() {
+			out = append(out, sh)
+		}
 		return true
-	}) || n != 1 || msg[only.start] != '{' {
+	}) {
+		return nil
+	}
+	return out
+}
+
+// t3Value is the shape of the value of a T3 Chunk at msg[at].
+func t3Value(msg []byte, at int) deltaShape {
+	if msg[at] != '{' {
 		return deltaShape{}
 	}
-	v, _, ok := readFields(msg, only.start)
+	v, _, ok := readFields(msg, at)
 	if kind, _ := strValue(msg, v.kind); !ok || kind != "event" || v.event.end == 0 || msg[v.event.start] != '{' {
 		return deltaShape{}
 	}

@@ -167,17 +167,38 @@ func runDeltas(t *testing.T, red *Redactor, msgs []string, ended bool) []string 
 
 // t3Stream is T3's thread stream of an assistant message streamed in
 // pieces of n bytes, an Ack after each Chunk, as its WebSocket carries it.
-func t3Stream(id, text string, n int) []string {
-	sent := func(seq int, text string, streaming bool) string {
-		return jsonLine(map[string]any{"_tag": "Chunk", "requestId": 3, "values": []any{map[string]any{"kind": "event", "sequence": seq,
-			"event": map[string]any{"id": fmt.Sprint("ev", seq), "threadId": "thr_1", "type": "thread.message-sent",
-				"payload": map[string]any{"threadId": "thr_1", "messageId": id, "role": "assistant", "text": text, "turnId": "turn_1", "streaming": streaming}}}}})
-	}
-	out := []string{jsonLine(map[string]any{"_tag": "Chunk", "requestId": 3, "values": []any{map[string]any{"kind": "snapshot", "snapshotSequence": 1}}})}
+func t3Stream(id, text string, n int) []string { return t3Batched(id, text, n, 1) }
+
+// t3Sent is the value of a T3 Chunk that carries a piece of message id (or,
+// streaming false, its end).
+func t3Sent(id string, seq int, text string, streaming bool) any {
+	return map[string]any{"kind": "event", "sequence": seq,
+		"event": map[string]any{"id": fmt.Sprint("ev", seq), "threadId": "thr_1", "type": "thread.message-sent",
+			"payload": map[string]any{"threadId": "thr_1", "messageId": id, "role": "assistant", "text": text, "turnId": "turn_1", "streaming": streaming}}}
+}
+
+// t3Chunk is a T3 Chunk of values.
+func t3Chunk(values ...any) string {
+	return jsonLine(map[string]any{"_tag": "Chunk", "requestId": 3, "values": values})
+}
+
+// t3Batched is t3Stream with per values in each Chunk, as T3 sends a stream
+// faster than its client acks: an activity between the pieces, and the end
+// in the Chunk of the last pieces.
+func t3Batched(id, text string, n, per int) []string {
+	out := []string{t3Chunk(map[string]any{"kind": "snapshot", "snapshotSequence": 1})}
+	var vals []any
 	for i, c := range chunks(text, n) {
-		out = append(out, sent(i+2, c, true), jsonLine(map[string]any{"_tag": "Ack", "requestId": 3}))
+		vals = append(vals, t3Sent(id, i+2, c, true))
+		if per > 1 && i == 0 {
+			vals = append(vals, map[string]any{"kind": "event", "sequence": 1000, "event": map[string]any{"type": "thread.activity-appended", "payload": map[string]any{"text": "tool"}}})
+		}
+		if len(vals) >= per {
+			out = append(out, t3Chunk(vals...), jsonLine(map[string]any{"_tag": "Ack", "requestId": 3}))
+			vals = nil
+		}
 	}
-	return append(out, sent(99, "", false))
+	return append(out, t3Chunk(append(vals, t3Sent(id, 99, "", false))...))
 }
 
 func TestDeltasFoldRedacted(t *testing.T) {
@@ -249,6 +270,30 @@ func TestDeltasFoldRedacted(t *testing.T) {
 		name: "t3, two messages are two texts", secrets: []string{"correcthorsebattery0042"},
 		msgs: append(t3Stream("msg_a", "x correcthorse", 40), t3Stream("msg_b", "battery0042", 40)...),
 		want: map[string]string{"t3 msg_a": "x [REDACTED]", "t3 msg_b": "battery0042"},
+	}, {
+		name: "t3, several pieces to a Chunk", secrets: []string{deltaSecret},
+		msgs: t3Batched("msg_9", "ACK:"+deltaSecret+" done", 5, 3),
+		want: map[string]string{"t3 msg_9": "ACK:[REDACTED] done"},
+	}, {
+		// Two messages streamed at once, their pieces in the same Chunks:
+		// each message's pieces join on their own.
+		name: "t3, two messages interleaved in Chunks", secrets: []string{deltaSecret, "hunter2-pass"},
+		msgs: func() []string {
+			a, b := chunks("x "+deltaSecret, 6), chunks("hunter2-pass y", 3)
+			var out []string
+			for i := range max(len(a), len(b)) {
+				var vals []any
+				if i < len(a) {
+					vals = append(vals, t3Sent("msg_a", 2*i, a[i], true))
+				}
+				if i < len(b) {
+					vals = append(vals, t3Sent("msg_b", 2*i+1, b[i], true))
+				}
+				out = append(out, t3Chunk(vals...))
+			}
+			return append(out, t3Chunk(t3Sent("msg_a", 98, "", false), t3Sent("msg_b", 99, "", false)))
+		}(),
+		want: map[string]string{"t3 msg_a": "x [REDACTED]", "t3 msg_b": "[REDACTED] y"},
 	}, {
 		name: "claude stream-json, two parents", secrets: []string{deltaSecret},
 		msgs: append(anthropicStream("A "+deltaSecret, "", 16, streamJSON(nil)), anthropicStream(deltaSecret+" B", "", 9, streamJSON(&tool))...),
@@ -424,7 +469,10 @@ func TestDeltasShapes(t *testing.T) {
 		{`not json with delta`, ""},
 		{`{"type":"content_block_delta","index":0,"delta":{"text":"x"`, ""},
 	} {
-		sh := parseDelta([]byte(tc.msg), false)
+		var sh deltaShape
+		if shs := parseDelta([]byte(tc.msg), false); len(shs) > 0 {
+			sh = shs[0]
+		}
 		if sh.key != tc.want {
 			t.Errorf("key of %q = %q, want %q", tc.msg, sh.key, tc.want)
 		}
@@ -477,8 +525,8 @@ func FuzzDeltas(f *testing.F) {
 			msgs = anthropicStream(text, text, int(n), func(ev map[string]any) string {
 				return jsonLine(map[string]any{"type": "stream_event", "event": ev, "parent_tool_use_id": nil})
 			})
-		case 3: // T3's thread stream over its WebSocket
-			msgs = t3Stream("msg_1", text, int(n))
+		case 3: // T3's thread stream over its WebSocket, 1-4 values to a Chunk
+			msgs = t3Batched("msg_1", text, int(n), 1+int(n/4)%4)
 		default: // Codex app-server notifications, then OpenAI events
 			for _, c := range chunks(text, int(n)) {
 				msgs = append(msgs, jsonLine(map[string]any{"method": "item/agentMessage/delta", "params": map[string]any{"itemId": "i", "delta": c}}))
@@ -549,7 +597,8 @@ func TestFold(t *testing.T) {
 	msgs := anthropicStream("ACK:"+deltaSecret, `{"a":1}`, 32, sseWrap)
 	msgs = append(msgs, `{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"par"}}`,
 		`{"method":"item/agentMessage/delta","params":{"itemId":"m","delta":"tial"}}`)
-	msgs = append(msgs, t3Stream("msg_3", "folded", 4)...) // 13: a snapshot, then pieces and Acks
+	msgs = append(msgs, t3Stream("msg_3", "folded", 4)...)      // 13: a snapshot, then pieces and Acks
+	msgs = append(msgs, t3Batched("msg_4", "batched", 2, 3)...) // 19: a snapshot, two Chunks of three values, an Ack between
 	for i, m := range msgs {
 		f.Add([]byte(m), uint64(i+1))
 	}
@@ -558,6 +607,7 @@ func TestFold(t *testing.T) {
 		{"anthropic|0", "ACK:" + deltaSecret, []uint64{2, 3, 4}}, // the block's start, empty, then its deltas
 		{"anthropic|1", `{"a":1}`, []uint64{7}},
 		{"t3|msg_3", "folded", []uint64{14, 16}},                           // ended by its streaming false
+		{"t3|msg_4", "batched", []uint64{20, 20, 22, 22}},                  // its end in the last Chunk
 		{"codex|item/agentMessage/delta|m||", "partial", []uint64{11, 12}}, // open until Flush
 	}
 	if diff := cmp.Diff(want, out); diff != "" {

@@ -58,22 +58,23 @@ func NewFold(done func(*Folded)) *Fold { return &Fold{open: map[string]*Folded{}
 
 // Add takes the next message of the stream, added at position at.
 func (f *Fold) Add(msg []byte, at uint64) {
-	sh := parseDelta(msg, len(f.open) > 0)
-	switch {
-	case sh.key != "":
-		t := f.open[sh.key]
-		if t == nil {
-			t = &Folded{Key: sh.key, group: sh.group, family: sh.family}
-			f.open[sh.key] = t
-		}
-		t.At = append(t.At, at)
-		t.Off = append(t.Off, len(t.Text))
-		t.Text = append(t.Text, sh.val...)
-	case sh.isEnd():
-		for _, k := range f.sortedKeys() {
-			if t := f.open[k]; sh.ends(k, t.group, t.family) {
-				delete(f.open, k)
-				f.done(t)
+	for _, sh := range parseDelta(msg, len(f.open) > 0) {
+		switch {
+		case sh.key != "":
+			t := f.open[sh.key]
+			if t == nil {
+				t = &Folded{Key: sh.key, group: sh.group, family: sh.family}
+				f.open[sh.key] = t
+			}
+			t.At = append(t.At, at)
+			t.Off = append(t.Off, len(t.Text))
+			t.Text = append(t.Text, sh.val...)
+		case sh.isEnd():
+			for _, k := range f.sortedKeys() {
+				if t := f.open[k]; sh.ends(k, t.group, t.family) {
+					delete(f.open, k)
+					f.done(t)
+				}
 			}
 		}
 	}
