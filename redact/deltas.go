@@ -67,6 +67,7 @@ type Deltas struct {
 	keys      map[string]*deltaKey
 	queue     []*deltaMsg // the messages held, oldest first
 	heldBytes int
+	shapes    []deltaShape // parseDelta's, reused
 }
 
 // NewDeltas returns a Deltas redacting with the secrets of red (those it
@@ -114,7 +115,8 @@ type deltaKey struct {
 // it rewrote is returned as a new slice.
 func (d *Deltas) Next(msg []byte) [][]byte {
 	m := &deltaMsg{data: msg}
-	for _, sh := range parseDelta(msg, len(d.keys) > 0) {
+	d.shapes = parseDelta(d.shapes[:0], msg, len(d.keys) > 0)
+	for _, sh := range d.shapes {
 		switch {
 		case sh.key != "":
 			k := d.keys[sh.key]

@@ -42,29 +42,30 @@ func mayBeDelta(msg []byte) bool {
 	return bytes.Contains(msg, []byte("elta")) || bytes.Contains(msg, []byte("content_block_start")) || bytes.Contains(msg, []byte(t3MessageSent))
 }
 
-// parseDelta returns the shapes of msg, in the order they come in it: none,
-// or one (a delta, an end) for every shape but T3's, whose Chunk may carry
-// several. ends says whether an end matters (some text is open); without it
-// only a delta is looked for.
-func parseDelta(msg []byte, ends bool) []deltaShape {
+// parseDelta appends to dst the shapes of msg, in the order they come in
+// it: none, or one (a delta, an end) for every shape but T3's, whose Chunk
+// may carry several. ends says whether an end matters (some text is open);
+// without it only a delta is looked for. The caller reuses dst from message
+// to message (a shape's val is its own, never dst's).
+func parseDelta(dst []deltaShape, msg []byte, ends bool) []deltaShape {
 	if !mayBeDelta(msg) && (!ends || !mayEnd(msg)) {
-		return nil
+		return dst
 	}
 	start, end, ok := jsonOf(msg)
 	if !ok {
-		return nil
+		return dst
 	}
 	f, fend, ok := readFields(msg[:end], start)
 	if !ok || jsonscan.SkipSpace(msg[:end], fend) != end {
-		return nil
+		return dst
 	}
 	if tag, _ := strValue(msg, f.tag); tag == "Chunk" && f.method.end == 0 {
-		return t3Shapes(msg, f)
+		return t3Shapes(dst, msg, f)
 	}
 	if sh := parseOne(msg, f); sh.key != "" || sh.isEnd() {
-		return []deltaShape{sh}
+		return append(dst, sh)
 	}
-	return nil
+	return dst
 }
 
 // parseOne returns the shape of the one JSON object of msg whose fields are
@@ -300,13 +301,13 @@ const t3MessageSent = "thread.message-sent"
 // Stream.fromQueue takes all that is queued), so a fast stream's Chunk holds
 // several values: the pieces (and ends) of one message or of several, and
 // other events between them. Each is a shape of its own, in order.
-func t3Shapes(msg []byte, f deltaFields) []deltaShape {
+func t3Shapes(dst []deltaShape, msg []byte, f deltaFields) []deltaShape {
 	if f.values.end == 0 || msg[f.values.start] != '[' {
-		return nil
+		return dst
 	}
 	s := jsonscan.NewScanner(msg[:f.values.end])
 	s.Seek(f.values.start)
-	var out []deltaShape
+	out := dst
 	if !s.Array(1, func() bool {
 		s.Space()
 		st := s.Pos()
@@ -318,7 +319,7 @@ func t3Shapes(msg []byte, f deltaFields) []deltaShape {
 		}
 		return true
 	}) {
-		return nil
+		return dst
 	}
 	return out
 }

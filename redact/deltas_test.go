@@ -470,7 +470,7 @@ func TestDeltasShapes(t *testing.T) {
 		{`{"type":"content_block_delta","index":0,"delta":{"text":"x"`, ""},
 	} {
 		var sh deltaShape
-		if shs := parseDelta([]byte(tc.msg), false); len(shs) > 0 {
+		if shs := parseDelta(nil, []byte(tc.msg), false); len(shs) > 0 {
 			sh = shs[0]
 		}
 		if sh.key != tc.want {

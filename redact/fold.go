@@ -11,8 +11,9 @@ import "slices"
 //
 // A Fold is not safe for concurrent use.
 type Fold struct {
-	open map[string]*Folded
-	done func(*Folded)
+	open   map[string]*Folded
+	done   func(*Folded)
+	shapes []deltaShape // parseDelta's, reused
 }
 
 // Folded is one text joined from its pieces.
@@ -58,7 +59,8 @@ func NewFold(done func(*Folded)) *Fold { return &Fold{open: map[string]*Folded{}
 
 // Add takes the next message of the stream, added at position at.
 func (f *Fold) Add(msg []byte, at uint64) {
-	for _, sh := range parseDelta(msg, len(f.open) > 0) {
+	f.shapes = parseDelta(f.shapes[:0], msg, len(f.open) > 0)
+	for _, sh := range f.shapes {
 		switch {
 		case sh.key != "":
 			t := f.open[sh.key]
