@@ -50,6 +50,7 @@ import (
 func main() {
 	bin := flag.String("wireproof", os.Getenv("WIREPROOF_BIN"), "the wireproof binary to run `wireproof record` from")
 	rp := flag.String("serve-reverseproxy", "", "serve httputil.ReverseProxy to this upstream and print its URL (the program's own child)")
+	relay := flag.String("serve-tcprelay", "", "relay every TCP connection to this upstream's host and print its URL (the program's own child)")
 	serveEnds := flag.Bool("serve-ends", false, "serve the sink (/sink), the echo (/echo) and the JSON API (every other path) and print their URL (the program's own child)")
 	messages := flag.Int("messages", 32<<10, "1 KiB messages sent one way, each way")
 	trips := flag.Int("trips", 400, "echo round trips per block; 5 blocks take the ways in turn")
@@ -64,6 +65,13 @@ func main() {
 	}
 	if *rp != "" {
 		if err := serveReverseProxy(*rp); err != nil {
+			fmt.Fprintln(os.Stderr, "independent:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *relay != "" {
+		if err := serveTCPRelay(*relay); err != nil {
 			fmt.Fprintln(os.Stderr, "independent:", err)
 			os.Exit(1)
 		}
@@ -94,6 +102,9 @@ type round struct {
 	// reverseProxy runs httputil.ReverseProxy to upstream as a process that
 	// prints its URL (nil: this program with -serve-reverseproxy).
 	reverseProxy func(upstream string) (*exec.Cmd, error)
+	// tcpRelay runs serveTCPRelay to upstream as a process that prints its
+	// URL (nil: this program with -serve-tcprelay).
+	tcpRelay func(upstream string) (*exec.Cmd, error)
 	// ends serves endsHandler as a process that prints its URL (nil: this
 	// program with -serve-ends).
 	ends func() (*exec.Cmd, error)
@@ -109,6 +120,15 @@ func run(w io.Writer, r round) error {
 				return nil, err
 			}
 			return exec.Command(self, "-serve-reverseproxy", upstream), nil
+		}
+	}
+	if r.tcpRelay == nil {
+		r.tcpRelay = func(upstream string) (*exec.Cmd, error) {
+			self, err := os.Executable()
+			if err != nil {
+				return nil, err
+			}
+			return exec.Command(self, "-serve-tcprelay", upstream), nil
 		}
 	}
 	if r.ends == nil {
@@ -174,8 +194,9 @@ func run(w io.Writer, r round) error {
 	fmt.Fprintf(w, "BenchmarkIndependentWSOneWay/inprocess 1 %.2f MB/s\n", near1)
 
 	// The echo also crosses httputil.ReverseProxy run as its own process (it
-	// relays the WebSocket upgrade), a reference for what any proxy process
-	// adds to a round trip (a proxied trip wakes a third process twice), and
+	// relays the WebSocket upgrade) and a bare TCP relay process (the least
+	// a proxy process can do), references for what any proxy process adds
+	// to a round trip (a proxied trip wakes a third process twice), and
 	// reaches the echo in this process, with no process hop at all.
 	echoProxy, err := startChild(exec.Command(bin, "record", "--upstream", upstream, "-o", filepath.Join(dir, "echo.zst")))
 	if err != nil {
@@ -191,8 +212,20 @@ func run(w io.Writer, r round) error {
 		echoProxy.stop()
 		return err
 	}
-	lat, err := echoTrips([]string{upstream, echoProxy.url, echoRP.url, inProcess}, trips)
-	for _, c := range []*child{echoProxy, echoRP} {
+	echoRelayCmd, err := r.tcpRelay(upstream)
+	if err != nil {
+		echoProxy.stop()
+		echoRP.stop()
+		return err
+	}
+	echoRelay, err := startChild(echoRelayCmd)
+	if err != nil {
+		echoProxy.stop()
+		echoRP.stop()
+		return err
+	}
+	lat, err := echoTrips([]string{upstream, echoProxy.url, echoRP.url, echoRelay.url, inProcess}, trips)
+	for _, c := range []*child{echoProxy, echoRP, echoRelay} {
 		if serr := c.stop(); err == nil {
 			err = serr
 		}
@@ -200,7 +233,7 @@ func run(w io.Writer, r round) error {
 	if err != nil {
 		return fmt.Errorf("echo: %w", err)
 	}
-	for i, name := range []string{"direct", "recorded", "reverseproxy", "inprocess"} {
+	for i, name := range []string{"direct", "recorded", "reverseproxy", "tcprelay", "inprocess"} {
 		l := lat[i]
 		slices.Sort(l)
 		fmt.Fprintf(w, "BenchmarkIndependentWSEcho/%s 1 %d p50-ns %d p99-ns\n", name, l[len(l)/2].Nanoseconds(), l[len(l)*99/100].Nanoseconds())

@@ -24,6 +24,15 @@ func TestMain(m *testing.M) {
 			}
 			return 0
 		},
+		// A bare TCP relay to the upstream named last, as the program's
+		// -serve-tcprelay child.
+		"tcprelay": func() int {
+			if err := serveTCPRelay(os.Args[len(os.Args)-1]); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			return 0
+		},
 		// The sink, echo and JSON API, as the program's -serve-ends child.
 		"ends": func() int {
 			if err := serveUntilSignalled(endsHandler()); err != nil {
@@ -50,6 +59,7 @@ func TestOneRound(t *testing.T) {
 	var out strings.Builder
 	err := run(&out, round{wireproof: bin, dir: dir, messages: messages, trips: trips, requests: requests,
 		reverseProxy: func(upstream string) (*exec.Cmd, error) { return testkit.HelperCommand("reverseproxy", upstream), nil },
+		tcpRelay:     func(upstream string) (*exec.Cmd, error) { return testkit.HelperCommand("tcprelay", upstream), nil },
 		ends:         func() (*exec.Cmd, error) { return testkit.HelperCommand("ends"), nil }})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -61,6 +71,7 @@ func TestOneRound(t *testing.T) {
 		"BenchmarkIndependentWSEcho/direct":              "p99-ns",
 		"BenchmarkIndependentWSEcho/recorded":            "p99-ns",
 		"BenchmarkIndependentWSEcho/reverseproxy":        "p99-ns",
+		"BenchmarkIndependentWSEcho/tcprelay":            "p99-ns",
 		"BenchmarkIndependentWSEcho/inprocess":           "p99-ns",
 		"BenchmarkIndependentHTTPJSON/reverseproxy":      "proxy-cpu-ns/req",
 		"BenchmarkIndependentHTTPJSON/recorded":          "proxy-cpu-ns/req",

@@ -168,6 +168,8 @@ var lines = []line{
 	{name: "independent: ws echo p99, recorded/direct", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p99-ns", atMost: true, target: 4, unit: "ns"},
 	{name: "independent: ws echo p50, recorded/in-process (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/inprocess", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, ReverseProxy/direct (ref)", bench: "BenchmarkIndependentWSEcho/reverseproxy", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, unit: "ns"},
+	{name: "independent: ws echo p50, TCP relay/direct (ref)", bench: "BenchmarkIndependentWSEcho/tcprelay", baseBench: "BenchmarkIndependentWSEcho/direct", metric: "p50-ns", atMost: true, unit: "ns"},
+	{name: "independent: ws echo p50, recorded/TCP relay (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/tcprelay", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: ws echo p50, recorded/ReverseProxy (ref)", bench: "BenchmarkIndependentWSEcho/recorded", baseBench: "BenchmarkIndependentWSEcho/reverseproxy", metric: "p50-ns", atMost: true, unit: "ns"},
 	{name: "independent: http 20KiB json x8, rec vs ReverseProxy", bench: "BenchmarkIndependentHTTPJSON/recorded", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, target: 0.9, unit: "MB/s"},
 	{name: "independent: http, distinct bodies, rec vs RP (ref)", bench: "BenchmarkIndependentHTTPJSON/recorded-distinct", baseBench: "BenchmarkIndependentHTTPJSON/reverseproxy", metric: "MB/s", higherIsBetter: true, unit: "MB/s"},
