@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -106,11 +105,11 @@ func (s *Spool) Begin(dest string, keep Keep, command string) (*Job, error) {
 	if err := os.Rename(tmp, j.Manifest()); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	f, err := os.Open(j.Manifest())
+	f, err := openManifest(j.Manifest())
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockManifest(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spool: lock %s: %w", j.Manifest(), err)
 	}
@@ -121,6 +120,7 @@ func (s *Spool) Begin(dest string, keep Keep, command string) (*Job, error) {
 // Release lets go of the job's lock (the job stays pending until Done).
 func (j *Job) Release() {
 	if j.lock != nil {
+		unlockManifest(j.lock)
 		j.lock.Close()
 		j.lock = nil
 	}
@@ -149,11 +149,11 @@ func (s *Spool) Pending() (jobs []*Job, skipped []error) {
 	}
 	sort.Strings(names)
 	for _, m := range names {
-		f, err := os.Open(m)
+		f, err := openManifest(m)
 		if err != nil {
 			continue // sent meanwhile
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if lockManifest(f) != nil {
 			f.Close() // a run still writing it, or another upload sending it
 			continue
 		}
