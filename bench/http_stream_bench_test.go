@@ -7,9 +7,10 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // streamBytes is the size of the streamed HTTP response: 1 GiB, as an agent's
@@ -82,7 +83,7 @@ func BenchmarkHTTPStream(b *testing.B) {
 	fetch := func(base string) (mbps float64, peak uint64, cpu time.Duration) {
 		runtime.GC()
 		stopPeak := heapPeak()
-		cpu0 := cpuTime()
+		cpu0 := testkit.CPUTime()
 		start := time.Now()
 		res, err := client.Get(base + "/stream")
 		if err != nil {
@@ -94,7 +95,7 @@ func BenchmarkHTTPStream(b *testing.B) {
 			b.Fatalf("got %d bytes (%v), want %d", n, err, streamBytes)
 		}
 		d := time.Since(start)
-		return streamBytes / d.Seconds() / 1e6, stopPeak(), cpuTime() - cpu0
+		return streamBytes / d.Seconds() / 1e6, stopPeak(), testkit.CPUTime() - cpu0
 	}
 	var best [3]float64
 	var peak [3]uint64
@@ -118,12 +119,4 @@ func BenchmarkHTTPStream(b *testing.B) {
 			b.ReportMetric(cpu[i].Seconds(), "cpu-s")
 		})
 	}
-}
-
-// cpuTime is the CPU time this process has used, user and system: what a
-// fetch costs, whatever else the machine is doing.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

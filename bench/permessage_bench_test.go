@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // BenchmarkPerMessage measures the recording proxy per message and per
@@ -49,7 +51,7 @@ func BenchmarkPerMessage(b *testing.B) {
 
 // reportCPU reports the process's CPU time since start per op.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testkit.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // perMessageOneWay sends b.N messages one way, one write each, and waits
@@ -57,7 +59,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 func perMessageOneWay(b *testing.B, base string, msgs [][]byte) {
 	b.SetBytes(int64(len(msgs[0])))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	oneWay(b, base, msgs)
 	reportCPU(b, cpu)
 }
@@ -73,7 +75,7 @@ func perMessageEcho(b *testing.B, base string) {
 	msg := message(1)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	for range b.N {
 		if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
 			b.Fatal(err)
@@ -96,7 +98,7 @@ func perRequestJSON(b *testing.B, base string, size int) {
 	b.SetParallelism(4)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := testkit.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			res, err := client.Get(base + "/api/threads")

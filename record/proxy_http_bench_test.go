@@ -5,11 +5,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // BenchmarkRecordExchange records what the proxy records of one HTTP
@@ -35,7 +34,7 @@ func BenchmarkRecordExchange(b *testing.B) {
 	resHeader := http.Header{"Content-Type": {"application/json"}, "Content-Length": {"20173"}, "Date": {"Tue, 01 Dec 2026 18:05:47 GMT"}}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := testkit.CPUTime()
 	for b.Loop() {
 		ex := p.newExchange()
 		ex.emit(&bundle.Event{Kind: bundle.KindHTTPRequest, Conn: ex.id, Method: http.MethodGet, URL: "/api/threads", Header: reqHeader})
@@ -48,12 +47,5 @@ func BenchmarkRecordExchange(b *testing.B) {
 	if err := rec.Close(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU is the CPU time (user and system) this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(testkit.CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

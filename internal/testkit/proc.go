@@ -1,12 +1,10 @@
 package testkit
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -25,37 +23,6 @@ type proc struct {
 	cmdline string
 }
 
-// descendants returns the running processes (not zombies) whose environment
-// carries this test binary's mark. Outside Linux it finds none.
-func descendants() []proc {
-	mark := []byte(ownerEnv + "=" + strconv.Itoa(os.Getpid()) + "\x00")
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []proc
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(append(env, 0), mark) {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X' {
-			continue // a zombie has ended; only its exit status is left
-		}
-		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		out = append(out, proc{pid, strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))})
-	}
-	return out
-}
-
 // waitProcesses waits until every marked process not in before has ended,
 // or settleTime passed; it kills those left and returns them.
 func waitProcesses(before map[int]bool) []proc {
@@ -72,7 +39,7 @@ func waitProcesses(before map[int]bool) []proc {
 		}
 		if time.Now().After(deadline) {
 			for _, p := range left {
-				syscall.Kill(p.pid, syscall.SIGKILL)
+				KillProcess(p.pid)
 			}
 			return left
 		}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -107,24 +105,6 @@ func shortSettle(t *testing.T) {
 
 func leakyGoroutine(block chan struct{}) { <-block }
 
-func TestCheckLeaksFindsAProcess(t *testing.T) {
-	shortSettle(t)
-	r := &recorder{TB: t}
-	CheckLeaks(r)
-	cmd := HelperCommand("sleep")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go cmd.Wait() // reaps it once killed
-	errs := r.end()
-	if len(errs) != 1 || !strings.Contains(errs[0], fmt.Sprintf("pid %d", cmd.Process.Pid)) {
-		t.Errorf("a process left running was reported as %q, want its pid", errs)
-	}
-	if len(descendants()) != 0 {
-		t.Errorf("the process left was not killed: %v", descendants())
-	}
-}
-
 func TestGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "x.golden")
 	r := &recorder{TB: t}
@@ -137,51 +117,6 @@ func TestGolden(t *testing.T) {
 	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "three") {
 		t.Errorf("Golden reported %q, want one diff", r.errs)
 	}
-}
-
-// TestHelperDiesWithParent: a helper outlives no test binary, even one
-// killed with SIGKILL, when no cleanup runs.
-func TestHelperDiesWithParent(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the parent-death signal is Linux's")
-	}
-	CheckLeaks(t)
-	parent := HelperCommand("spawn")
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	if _, err := fmt.Fscan(out, &pid); err != nil {
-		parent.Process.Kill()
-		parent.Wait()
-		t.Fatalf("reading the grandchild's pid: %v", err)
-	}
-	parent.Process.Kill()
-	parent.Wait()
-	// No event says when the grandchild is killed: poll. Once dead it may
-	// stay a zombie until its new parent reaps it; that counts as ended.
-	deadline := time.Now().Add(time.Minute)
-	for running(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("helper %d outlived its killed parent", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// running reports whether process pid exists and is no zombie.
-func running(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
 
 // missingTB records how Missing ended a test.
