@@ -1,12 +1,8 @@
 package record
 
 import (
-	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Group is a command started as the leader of a process group of its own
@@ -22,83 +18,39 @@ import (
 // the foreground job while it runs, as a shell does: ^C and ^Z go to it (and
 // it may read the terminal), and the terminal is given back when it exits.
 // Otherwise the caller passes the signals it gets on with Signal.
+//
+// On Windows the group is a job object. The command is started suspended,
+// put in the job and only then let run, so everything it starts is in the
+// job too; the job is killed when the leader exits and when this process
+// ends, however it ends (the kernel kills a job whose last handle closes).
+// The command gets a console process group of its own
+// (CREATE_NEW_PROCESS_GROUP), which ignores the console's ^C. There is no
+// terminal foreground to hand over: the caller passes the interrupt it gets
+// on with Signal, which sends the group a CTRL_BREAK_EVENT (see Signal).
 type Group struct {
 	cmd      *exec.Cmd
 	wait     func() error
-	watchdog *groupWatchdog
-	tty      int           // the terminal whose foreground the group took, or -1
-	leader   chan struct{} // closed once the orphan killer returned
+	groupSys // what the system needs besides: group_unix.go, group_windows.go
 }
 
 // StartGroup starts cmd as a Group. cmd.SysProcAttr is replaced.
-func StartGroup(cmd *exec.Cmd) (*Group, error) {
-	g := &Group{cmd: cmd, tty: -1}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if fd, ok := foregroundTerminal(cmd.Stdin); ok {
-		// Ctty is this process's descriptor: the child sets the foreground
-		// before it arranges its own descriptors.
-		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, fd
-		g.tty = fd
-	}
-	wait, err := StartTied(cmd, syscall.SIGKILL)
-	if err != nil {
-		return nil, err
-	}
-	g.wait = wait
-	g.watchdog = startGroupWatchdog(cmd.Process.Pid)
-	g.leader = make(chan struct{})
-	kill := orphanKiller(cmd.Process.Pid)
-	go func() {
-		defer close(g.leader)
-		kill()
-	}()
-	return g, nil
-}
+func StartGroup(cmd *exec.Cmd) (*Group, error) { return startGroup(cmd) }
 
-// foregroundTerminal reports the descriptor of in when it is a terminal
-// whose foreground process group is this process's.
-func foregroundTerminal(in any) (int, bool) {
-	f, ok := in.(*os.File)
-	if !ok || f == nil {
-		return -1, false
-	}
-	fd := int(f.Fd())
-	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil { // not a terminal, or not ours
-		return -1, false
-	}
-	return fd, pgrp == syscall.Getpgrp()
-}
-
-// Pid is the leader's process id, which is also the group's id.
+// Pid is the leader's process id, which is also the group's id (on Windows
+// the id of its console process group).
 func (g *Group) Pid() int { return g.cmd.Process.Pid }
 
 // Signal sends sig to every process of the group.
-func (g *Group) Signal(sig syscall.Signal) error {
-	return syscall.Kill(-g.cmd.Process.Pid, sig)
-}
+//
+// Windows has no signals to send. There SIGKILL terminates every process of
+// the job; SIGINT, SIGTERM, SIGHUP and SIGQUIT send the group a
+// CTRL_BREAK_EVENT (which a Go program gets as os.Interrupt), or terminate
+// the job where that cannot be sent (this process has no console the group
+// shares); 0 reports os.ErrProcessDone once no process is left in the job;
+// any other signal is a *SignalError.
+func (g *Group) Signal(sig syscall.Signal) error { return g.signal(sig) }
 
 // Wait waits for the leader to exit, kills what is left of its group, stops
 // the watchdog and gives the terminal back. Call it exactly once; it returns
 // what cmd.Wait returned.
-func (g *Group) Wait() error {
-	err := g.wait()
-	<-g.leader
-	syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
-	g.watchdog.stop()
-	if g.tty >= 0 {
-		takeForeground(g.tty)
-	}
-	return err
-}
-
-// takeForeground makes this process's group the foreground job of the
-// terminal fd again. A background process that sets the foreground is sent
-// SIGTTOU, which would stop it: the signal is ignored for the call.
-func takeForeground(fd int) {
-	if !signal.Ignored(syscall.SIGTTOU) {
-		signal.Ignore(syscall.SIGTTOU)
-		defer signal.Reset(syscall.SIGTTOU)
-	}
-	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, syscall.Getpgrp())
-}
+func (g *Group) Wait() error { return g.waitGroup() }

@@ -189,6 +189,3 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 		t.Fatalf("%s never happened", what)
 	}
 }
-
-// syscallKill sends SIGTERM to pid from outside the supervisor.
-func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }

@@ -42,7 +42,9 @@ type ProcessOptions struct {
 	Env  []string // nil: inherit
 
 	// ExtraFile, if non-nil, is written to the child's fd 3 through a pipe
-	// which is then closed (the bootstrap JSON, t3.Bootstrap).
+	// which is then closed (the bootstrap JSON, t3.Bootstrap). Windows has
+	// no fd 3 to give (os/exec's ExtraFiles): there StartProcess fails with
+	// an error that wraps syscall.EWINDOWS.
 	ExtraFile []byte
 
 	// ReadyLine: readiness is the first stdout or stderr line containing it
@@ -120,15 +122,22 @@ var ErrNotExited = errors.New("record: process has not exited")
 // dies (StartTied), and a watchdog (a shell blocked on a pipe only this
 // process holds) kills the rest of the group when that pipe closes.
 //
+// On Windows the group is a job object the process is put in before it
+// runs (see Group): what it starts is in the job too, and the kernel kills
+// the job when this process ends. SIGTERM is sent as a CTRL_BREAK_EVENT to
+// the process's console process group, or, when this process has no console
+// the process shares, replaced by termination; a killed process exits with
+// code 1, as Windows has no signal to report.
+//
 // All methods are safe for concurrent use.
 type Process struct {
-	em       Emitter
-	name     string
-	opts     ProcessOptions
-	cmd      *exec.Cmd
-	wait     func() error // cmd.Wait, on the goroutine that started it (StartTied)
-	watchdog *groupWatchdog
-	start    time.Time
+	em    Emitter
+	name  string
+	opts  ProcessOptions
+	cmd   *exec.Cmd
+	wait  func() error // cmd.Wait (on unix on the goroutine that started it: StartTied)
+	group *procGroup   // ends the process's group: procgroup_unix.go, procgroup_windows.go
+	start time.Time
 
 	ready     chan struct{} // closed when the ready line was seen
 	readyOnce sync.Once
@@ -180,7 +189,6 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 	cmd := exec.Command(p.opts.Argv[0], p.opts.Argv[1:]...)
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	// Our own pipes rather than cmd.StdoutPipe: Wait must not close them,
 	// because the output is read to its end after the process is reaped.
@@ -207,8 +215,9 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 		childEnds = append(childEnds, extraR)
 	}
 	// The server dies with us even if we are SIGKILLed: the kernel kills the
-	// leader, the watchdog the rest of its group.
-	wait, err := StartTied(cmd, syscall.SIGKILL)
+	// leader, the watchdog the rest of its group (on Windows the kernel
+	// kills the job).
+	wait, group, err := startProcGroup(cmd)
 	if err != nil {
 		closeAll(childEnds...)
 		closeAll(outR, errR, extraW)
@@ -216,8 +225,7 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 	}
 	// The child holds its own copies; ours must go so EOF can come.
 	closeAll(childEnds...)
-	p.cmd, p.wait = cmd, wait
-	p.watchdog = startGroupWatchdog(cmd.Process.Pid)
+	p.cmd, p.wait, p.group = cmd, wait, group
 	p.start = time.Now()
 
 	attrs, _ := json.Marshal(struct {
@@ -261,7 +269,7 @@ func (p *Process) supervise(readers, writers *sync.WaitGroup, outR, errR, extraW
 	p.mu.Unlock()
 
 	p.killGroup()
-	p.watchdog.stop() // the group is dead: nothing left for it to do
+	p.group.release() // the group is dead: nothing left for the watchdog to do
 
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
@@ -292,15 +300,14 @@ func (p *Process) supervise(readers, writers *sync.WaitGroup, outR, errR, extraW
 // killGroup sends SIGKILL to whatever is left of the process group, and
 // records it if anything was.
 func (p *Process) killGroup() {
-	pgid := p.cmd.Process.Pid
-	if syscall.Kill(-pgid, 0) != nil {
-		return // nobody left (ESRCH)
+	if !p.group.alive() {
+		return // nobody left
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.emitLocked(&bundle.Event{Kind: bundle.KindProcSignal, Conn: p.name, Name: "SIGKILL",
 		Attrs: json.RawMessage(`{"group":true}`)})
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	p.group.kill()
 }
 
 // readLines emits every line of one output stream as proc.log, and the ready
@@ -440,7 +447,7 @@ func (p *Process) signalLeader(sig syscall.Signal) {
 	default:
 	}
 	p.emitLocked(&bundle.Event{Kind: bundle.KindProcSignal, Conn: p.name, Name: signalName(sig)})
-	p.cmd.Process.Signal(sig)
+	sendSignal(p.cmd.Process, sig)
 }
 
 func (p *Process) emit(ev *bundle.Event) {
@@ -493,14 +500,13 @@ func closeAll(fs ...*os.File) {
 }
 
 // signalNames spells the signals a supervised process is sent or dies of the
-// way the events do.
+// way the events do; unixSignalNames those that only unix has.
 var signalNames = map[syscall.Signal]string{
 	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
 	syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
 	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
-	syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
-	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM",
+	syscall.SIGTERM: "SIGTERM",
 }
 
 // SignalName is a signal's name as a proc.exit event spells it ("SIGTERM").
@@ -508,6 +514,9 @@ func SignalName(s syscall.Signal) string { return signalName(s) }
 
 func signalName(s syscall.Signal) string {
 	if name, ok := signalNames[s]; ok {
+		return name
+	}
+	if name, ok := unixSignalNames[s]; ok {
 		return name
 	}
 	return fmt.Sprintf("SIG%d", int(s))

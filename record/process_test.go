@@ -1,3 +1,5 @@
+//go:build unix
+
 package record
 
 import (
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,26 +19,6 @@ import (
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
 )
-
-const readyLine = "startup phase: complete"
-
-// startHelper starts the test binary in mode under supervision and stops it
-// when the test ends.
-func startHelper(t *testing.T, em Emitter, mode string, opts *ProcessOptions) *Process {
-	t.Helper()
-	o := ProcessOptions{ReadyLine: readyLine}
-	if opts != nil {
-		o = *opts
-	}
-	o.Argv = append(testkit.HelperArgv(), o.Argv...)
-	o.Env = testkit.HelperEnv(mode)
-	p, err := StartProcess(t.Context(), em, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Stop(context.Background()) })
-	return p
-}
 
 func ofKind(kinds ...bundle.Kind) func(*bundle.Event) bool {
 	return func(ev *bundle.Event) bool {
@@ -392,3 +375,6 @@ func TestStartProcessBadOptions(t *testing.T) {
 		t.Errorf("failed starts emitted %d events", len(evs))
 	}
 }
+
+// syscallKill sends SIGTERM to pid from outside the supervisor.
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wireproof/wireproof/internal/httphop"
@@ -198,7 +197,7 @@ func tcpConn(c net.Conn) *net.TCPConn {
 
 // isReset reports whether a read ended because the peer reset the connection.
 func isReset(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET)
+	return errors.Is(err, errConnReset)
 }
 
 // isTimeout reports whether a read ended at its deadline.

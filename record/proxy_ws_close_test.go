@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -222,7 +221,7 @@ func TestProxyWebSocketAbnormalEnds(t *testing.T) {
 		defer c.CloseNow()
 		c.Write(context.Background(), websocket.MessageText, []byte("hello"))
 		_, _, err := c.Read(context.Background())
-		if !errors.Is(err, syscall.ECONNRESET) {
+		if !errors.Is(err, errConnReset) {
 			t.Errorf("client read %v, want a connection reset", err)
 		}
 		r.waitRelays()
