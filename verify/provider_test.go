@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -104,7 +104,7 @@ func TestProviderEvidence(t *testing.T) {
 				if c.in == 0 || c.out == 0 || !c.exited || c.exitCode != 0 {
 					t.Errorf("%s: %d stdin and %d stdout lines, exited %v with %d", name, c.in, c.out, c.exited, c.exitCode)
 				}
-				if syscall.Kill(c.pid, 0) == nil {
+				if testkit.ProcessExists(c.pid) {
 					t.Errorf("%s (pid %d) is still running", name, c.pid)
 				}
 			}

@@ -1,21 +1,19 @@
 package verify
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // runDirPrefix starts the name of every temporary run directory. The rest of
 // the name says who owns it: "<pid>-<start>-<random>", start being the
-// owner's start time in clock ticks since boot (/proc/PID/stat), 0 where it
-// cannot be read. Naming the owner in the name, not in a file inside, makes
-// it part of the directory's atomic creation: there is no moment at which a
-// live run's directory has no owner.
+// owner's start time (processStart: clock ticks since boot on Linux, the
+// creation time on Windows), 0 where it cannot be read. Naming the owner in
+// the name, not in a file inside, makes it part of the directory's atomic
+// creation: there is no moment at which a live run's directory has no owner.
 const runDirPrefix = "wireproof-run-"
 
 // runDirPattern is the os.MkdirTemp pattern of this process's run directories.
@@ -63,47 +61,4 @@ func parseRunDirName(name string) (pid int, start uint64, ok bool) {
 		return 0, 0, false
 	}
 	return pid, start, true
-}
-
-// processAlive reports whether process pid, started at start (0: unknown),
-// still runs. A pid that exists but was started at another time belongs to
-// another process: the owner is dead and its pid reused.
-func processAlive(pid int, start uint64) bool {
-	err := syscall.Kill(pid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return true // cannot tell: keep
-	}
-	if start == 0 {
-		return true
-	}
-	now := processStart(pid)
-	return now == 0 || now == start
-}
-
-// processStart is pid's start time in clock ticks since boot (field 22 of
-// /proc/PID/stat), or 0 where there is no such file.
-func processStart(pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is in parentheses and may hold spaces or
-	// parentheses itself: count from the last ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	const startField = 22 - 3 // fields after the name begin with field 3
-	if len(f) <= startField {
-		return 0
-	}
-	v, err := strconv.ParseUint(f[startField], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
 }

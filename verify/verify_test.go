@@ -89,7 +89,7 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	}
 	mu.Lock()
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
+		if testkit.ProcessExists(pid) {
 			t.Errorf("server process %d still running", pid)
 		}
 	}
@@ -354,7 +354,7 @@ func TestServerKilledMidRun(t *testing.T) {
 			ServerStarted: func(p int) { pid = p },
 			Phase: func(phase replay.Phase) {
 				if phase == replay.PhaseRunning {
-					syscall.Kill(pid, syscall.SIGKILL)
+					testkit.KillProcess(pid)
 				}
 			},
 		},
@@ -531,7 +531,7 @@ func TestInterruptClosesBundle(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("exit %v, want 130\n%s", err, output.String())
 	}
-	if syscall.Kill(serverPid, 0) == nil {
+	if testkit.ProcessExists(serverPid) {
 		t.Errorf("server %d left running after the interrupt", serverPid)
 	}
 	_, events := readBundle(t, bundlePath)
@@ -609,7 +609,7 @@ func TestSuiteForwardsInterrupt(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("exit %v, want 130\n%s", err, output.String())
 	}
-	if syscall.Kill(serverPid, 0) == nil {
+	if testkit.ProcessExists(serverPid) {
 		t.Errorf("server %d left running after the interrupt", serverPid)
 	}
 	entries := readResults(t, out)
