@@ -114,31 +114,13 @@ type round struct {
 func run(w io.Writer, r round) error {
 	bin, dir, messages, trips, requests := r.wireproof, r.dir, r.messages, r.trips, r.requests
 	if r.reverseProxy == nil {
-		r.reverseProxy = func(upstream string) (*exec.Cmd, error) {
-			self, err := os.Executable()
-			if err != nil {
-				return nil, err
-			}
-			return exec.Command(self, "-serve-reverseproxy", upstream), nil
-		}
+		r.reverseProxy = func(upstream string) (*exec.Cmd, error) { return self("-serve-reverseproxy", upstream) }
 	}
 	if r.tcpRelay == nil {
-		r.tcpRelay = func(upstream string) (*exec.Cmd, error) {
-			self, err := os.Executable()
-			if err != nil {
-				return nil, err
-			}
-			return exec.Command(self, "-serve-tcprelay", upstream), nil
-		}
+		r.tcpRelay = func(upstream string) (*exec.Cmd, error) { return self("-serve-tcprelay", upstream) }
 	}
 	if r.ends == nil {
-		r.ends = func() (*exec.Cmd, error) {
-			self, err := os.Executable()
-			if err != nil {
-				return nil, err
-			}
-			return exec.Command(self, "-serve-ends"), nil
-		}
+		r.ends = func() (*exec.Cmd, error) { return self("-serve-ends") }
 	}
 	endsCmd, err := r.ends()
 	if err != nil {
@@ -433,6 +415,15 @@ func fetchJSON(target string, n int) (int64, time.Duration, error) {
 		return 0, 0, err
 	}
 	return bytes.Load(), d, nil
+}
+
+// self is this program run with args: one of its children.
+func self(args ...string) (*exec.Cmd, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(bin, args...), nil
 }
 
 // serveReverseProxy is the child that serves httputil.ReverseProxy in front
