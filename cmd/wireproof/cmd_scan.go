@@ -21,7 +21,10 @@ import (
 
 // scanOptions are the flags of `wireproof scan`.
 type scanOptions struct {
-	JSON bool
+	JSON    bool
+	Secrets []string // --redact: secrets to look for in every spelling
+
+	given *redact.Set // Secrets'
 
 	stdout, stderr io.Writer
 }
@@ -36,7 +39,7 @@ var scanText = []string{".json", ".ndjson", ".jsonl", ".har", ".html", ".htm", "
 func newScanCommand(g *globalOptions) *cobra.Command {
 	var opts scanOptions
 	cmd := &cobra.Command{
-		Use:   "scan [--json] BUNDLE|DIR...",
+		Use:   "scan [--json] [--redact SECRET]... BUNDLE|DIR...",
 		Short: "Look for credential-looking strings in bundles and their derived files",
 		Long: `scan reads each bundle (every event, decompressed, and its header) and the
 files derived from runs (verdict.json, results.json, report HTML, HAR and other
@@ -49,6 +52,12 @@ server-sent events, a provider's stdio lines, WebSocket messages) is also read
 joined per connection, so a credential split across events is found too
 (event "deltas"). The "[REDACTED]" placeholder never counts. Run it before
 you attach evidence to an issue.
+
+--redact SECRET (repeatable; the values given to record --redact, or any you
+know) also looks for those secrets, whatever they look like, in every
+spelling the recorder redacts (JSON- and URL-escaped, base64, ...), kind
+"given-secret": in a bundle whose recorder was killed before it closed, a
+secret streamed in pieces or learned late can be left in what it wrote.
 
 Each finding names the file, the bundle event's seq (or the line of a text
 file), what it looks like and an excerpt with the value masked: a finding is
@@ -66,6 +75,7 @@ summary counts only the files read in full).`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object per finding (NDJSON)")
+	cmd.Flags().StringArrayVar(&opts.Secrets, "redact", nil, "also look for this secret, in every spelling the recorder redacts (repeatable)")
 	return cmd
 }
 
@@ -83,6 +93,7 @@ func runScan(ctx context.Context, opts scanOptions, args []string) error {
 	if opts.stdout == nil {
 		opts.stdout, opts.stderr = os.Stdout, os.Stderr
 	}
+	opts.given = redact.New(opts.Secrets, nil).Snapshot()
 	out := bufio.NewWriter(opts.stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -116,9 +127,9 @@ func runScan(ctx context.Context, opts scanOptions, args []string) error {
 		for _, p := range paths {
 			var err error
 			if strings.HasSuffix(p, ".zst") {
-				err = scanBundle(ctx, p, report)
+				err = scanBundle(ctx, p, opts.given, report)
 			} else {
-				err = scanTextFile(p, report)
+				err = scanTextFile(p, opts.given, report)
 			}
 			if err != nil {
 				unreadable = append(unreadable, err)
@@ -187,25 +198,25 @@ func scanPaths(arg string) ([]string, error) {
 // scanBundle scans a bundle's header and every event's line as written
 // (decompressed), and the texts its events stream as deltas joined (see
 // deltaScan).
-func scanBundle(ctx context.Context, path string, report func(scanFinding)) error {
+func scanBundle(ctx context.Context, path string, given *redact.Set, report func(scanFinding)) error {
 	r, err := bundle.Open(path, nil)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	h, _ := json.Marshal(r.Header())
-	scanBytes(h, func(kind, excerpt string) {
+	scanBytes(h, given, func(kind, excerpt string) {
 		seq := int64(0)
 		report(scanFinding{File: path, Seq: &seq, Event: "header", Kind: kind, Excerpt: excerpt})
 	})
-	ds := newDeltaScan(path, report)
+	ds := newDeltaScan(path, given, report)
 	for ev, err := range r.Events(ctx) {
 		if err != nil {
 			ds.flush()
 			return err
 		}
 		seq := int64(ev.Seq)
-		scanBytes(r.Line(), func(kind, excerpt string) {
+		scanBytes(r.Line(), given, func(kind, excerpt string) {
 			report(scanFinding{File: path, Seq: &seq, Event: string(ev.Kind), Kind: kind, Excerpt: excerpt})
 		})
 		ds.event(ev)
@@ -222,6 +233,7 @@ func scanBundle(ctx context.Context, path string, report func(scanFinding)) erro
 // bundle recorded before the recorder joined deltas may hold one.
 type deltaScan struct {
 	path   string
+	given  *redact.Set
 	report func(scanFinding)
 	folds  map[string]*redact.Fold // per connection and direction
 	sse    map[string]*sseFrame    // per connection: a response body of server-sent events
@@ -234,8 +246,8 @@ type sseFrame struct {
 	at  uint64
 }
 
-func newDeltaScan(path string, report func(scanFinding)) *deltaScan {
-	return &deltaScan{path: path, report: report, folds: map[string]*redact.Fold{}, sse: map[string]*sseFrame{}}
+func newDeltaScan(path string, given *redact.Set, report func(scanFinding)) *deltaScan {
+	return &deltaScan{path: path, given: given, report: report, folds: map[string]*redact.Fold{}, sse: map[string]*sseFrame{}}
 }
 
 func (d *deltaScan) fold(key string) *redact.Fold {
@@ -298,7 +310,7 @@ func (d *deltaScan) flush() {
 // scan reports the findings of a joined text that span two pieces or more
 // (one within a piece is its event's own finding).
 func (d *deltaScan) scan(t *redact.Folded) {
-	fs := credscan.Find(t.Text)
+	fs := findings(t.Text, d.given)
 	for _, f := range fs {
 		if t.Pieces(f.Start, f.End) < 2 {
 			continue
@@ -309,7 +321,7 @@ func (d *deltaScan) scan(t *redact.Folded) {
 }
 
 // scanTextFile scans a text file line by line.
-func scanTextFile(path string, report func(scanFinding)) error {
+func scanTextFile(path string, given *redact.Set, report func(scanFinding)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -318,7 +330,7 @@ func scanTextFile(path string, report func(scanFinding)) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for n := 1; sc.Scan(); n++ {
-		scanBytes(sc.Bytes(), func(kind, excerpt string) {
+		scanBytes(sc.Bytes(), given, func(kind, excerpt string) {
 			report(scanFinding{File: path, Line: n, Kind: kind, Excerpt: excerpt})
 		})
 	}
@@ -329,9 +341,32 @@ func scanTextFile(path string, report func(scanFinding)) error {
 }
 
 // scanBytes reports every finding of b with its masked excerpt.
-func scanBytes(b []byte, report func(kind, excerpt string)) {
-	fs := credscan.Find(b)
+func scanBytes(b []byte, given *redact.Set, report func(kind, excerpt string)) {
+	fs := findings(b, given)
 	for _, f := range fs {
 		report(f.Kind, credscan.Excerpt(b, fs, f, 24))
 	}
+}
+
+// findings are the credential-looking strings of b and the occurrences of
+// the given secrets in it (kind "given-secret"), in order of their start; a
+// credential-looking string that is a given secret is reported once, as
+// given.
+func findings(b []byte, given *redact.Set) []credscan.Finding {
+	fs := credscan.Find(b)
+	ranges := given.Find(b)
+	if len(ranges) == 0 {
+		return fs
+	}
+	var out []credscan.Finding
+	for _, r := range ranges {
+		out = append(out, credscan.Finding{Kind: "given-secret", Start: r[0], End: r[1]})
+	}
+	for _, f := range fs {
+		if !slices.ContainsFunc(ranges, func(r [2]int) bool { return f.Start < r[1] && r[0] < f.End }) {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b credscan.Finding) int { return a.Start - b.Start })
+	return out
 }

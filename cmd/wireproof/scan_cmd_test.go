@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
 )
 
@@ -234,5 +235,58 @@ func TestScanSplitAcrossDeltas(t *testing.T) {
 	}
 	if strings.Contains(out, key[:18]) || strings.Contains(out, key[20:]) {
 		t.Errorf("scan printed a piece of the key:\n%s", out)
+	}
+}
+
+// TestScanGivenSecret: a secret that looks like no credential (as a
+// recorder killed before it closed leaves it: in T3 Chunk pieces over a
+// WebSocket, and percent-encoded in a log line) is found only when given
+// with --redact, in each place and spelling, reported once where it is
+// also credential-looking, masked.
+func TestScanGivenSecret(t *testing.T) {
+	const secret = "boot-7f3a9c21e4b8d6a0"
+	chunk := func(pieces ...string) []byte {
+		var vals []string
+		for _, p := range pieces {
+			vals = append(vals, `{"kind":"event","event":{"type":"thread.message-sent","payload":{"messageId":"m1","text":"`+p+`","streaming":true}}}`)
+		}
+		return []byte(`{"_tag":"Chunk","requestId":"1","values":[` + strings.Join(vals, ",") + `]}`)
+	}
+	path := filepath.Join(t.TempDir(), "killed.zst")
+	w, err := bundle.Create(path, bundle.Header{Format: bundle.FormatVersion, Tool: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []bundle.Event{
+		{Kind: bundle.KindWSMessage, Conn: "ws-1", Dir: bundle.DirServerToClient, Type: "text", Body: bundle.Text(chunk("ACK:boo", "t-7f3a9", "c21e4b8"))},
+		{Kind: bundle.KindWSMessage, Conn: "ws-1", Dir: bundle.DirServerToClient, Type: "text", Body: bundle.Text(chunk("d6a0 do", "ne"))},
+		{Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte("GET /x?k=boot%2D7f3a9c21e4b8d6a0"))},
+		{Kind: bundle.KindProcLog, Conn: "server", Type: bundle.TypeStdout, Body: bundle.Text([]byte("API_KEY=" + secret))},
+	} {
+		if _, err := w.Append(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "scan", path)
+	if code != exitCheckFailed || strings.Count(out, "\n") != 1 || !strings.Contains(out, "seq 4 proc.log  named-secret") {
+		t.Fatalf("scan without --redact: exit %d, want %d and only the named secret\n%s%s", code, exitCheckFailed, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "scan", "--redact", secret, path)
+	if code != exitCheckFailed {
+		t.Fatalf("scan exit %d, want %d\n%s%s", code, exitCheckFailed, out, errOut)
+	}
+	want := []string{
+		path + `  seq 3 proc.log  given-secret  tdout","text":"GET /x?k=boot************(23 bytes)"}`,
+		path + `  seq 4 proc.log  given-secret  stdout","text":"API_KEY=boot************(21 bytes)"}`,
+		path + "  seq 1 deltas  given-secret  ACK:boot************(21 bytes) done",
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(out), "\n")); diff != "" {
+		t.Errorf("scan's findings (-want +got):\n%s", diff)
+	}
+	if strings.Contains(out, secret[5:]) {
+		t.Errorf("scan printed the secret:\n%s", out)
 	}
 }
