@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wireproof/wireproof/internal/jsonscan"
+	"github.com/wireproof/wireproof/internal/rare"
 )
 
 // deltaShape is what a message is to Deltas: a piece of a keyed text (key
@@ -39,8 +40,13 @@ type deltaFields struct {
 // shape Deltas knows: a cheap test, true of every such message and of a few
 // others.
 func mayBeDelta(msg []byte) bool {
-	return bytes.Contains(msg, []byte("elta")) || bytes.Contains(msg, []byte("content_block_start")) || bytes.Contains(msg, []byte(t3MessageSent))
+	return rare.Any(msg, deltaWords)
 }
+
+// deltaWords are the words of mayBeDelta: "elta" of every delta's type
+// ("content_block_delta", "response.output_text.delta", ...), the start of
+// an Anthropic content block, and T3's thread.message-sent.
+var deltaWords = []rare.Word{rare.New("elta"), rare.New("content_block_start"), rare.New(t3MessageSent)}
 
 // parseDelta appends to dst the shapes of msg, in the order they come in
 // it: none, or one (a delta, an end) for every shape but T3's, whose Chunk
@@ -90,13 +96,12 @@ func parseOne(msg []byte, f deltaFields) deltaShape {
 
 // mayEnd reports whether msg may end a text.
 func mayEnd(msg []byte) bool {
-	for _, w := range []string{"_stop", ".done", "completed", "failed", "incomplete"} {
-		if bytes.Contains(msg, []byte(w)) {
-			return true
-		}
-	}
-	return false
+	return rare.Any(msg, endWords)
 }
+
+// endWords are the words of mayEnd: "complete" is in "completed" and in
+// "incomplete".
+var endWords = []rare.Word{rare.New("_stop"), rare.New(".done"), rare.New("complete"), rare.New("failed")}
 
 // jsonOf returns where the JSON object of msg is: msg itself (an NDJSON
 // line, a WebSocket message), or the one data line of a server-sent event.

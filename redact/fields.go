@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/rare"
 )
 
 // fieldSet is the set of token field names of a recording. Names match whole
@@ -31,10 +33,6 @@ type fieldSet struct {
 	first [][256]bool
 }
 
-// anchorRarity orders the letters from rarest to commonest in English text
-// and JSON keys; an anchor is the first of them a name contains.
-const anchorRarity = "qjzxkvbwyfgpmhucdlsnroitae"
-
 // newFieldSet returns the set of names (DefaultTokenFields if names is nil).
 // Empty names are ignored; a name must be an identifier (letters, digits, _
 // and -) to be found.
@@ -52,8 +50,8 @@ func newFieldSet(names []string) *fieldSet {
 			continue
 		}
 		a := n[0]
-		if i := strings.IndexFunc(anchorRarity, func(r rune) bool { return strings.ContainsRune(strings.ToLower(n), r) }); i >= 0 {
-			a = anchorRarity[i]
+		if i := strings.IndexFunc(rare.Rarity, func(r rune) bool { return strings.ContainsRune(strings.ToLower(n), r) }); i >= 0 {
+			a = rare.Rarity[i]
 		}
 		fs.anchors = append(fs.anchors, lower(a))
 		if up := upper(a); up != lower(a) {

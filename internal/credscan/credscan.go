@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/rare"
 )
 
 // Redacted is the placeholder the recorder writes for a secret; a value that
@@ -34,27 +36,37 @@ type Finding struct {
 // match) is the secret.
 var rules = []struct {
 	kind    string
-	anchors []string // lower-case literals every match holds: the pattern runs only near one
-	window  int      // how far after an anchor a match may end
+	anchors []rare.Word // lower-case literals every match holds: the pattern runs only near one
+	window  int         // how far after an anchor a match may end
 	re      *regexp.Regexp
 }{
-	{"private-key", []string{"private key-----"}, 64, regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----`)},
-	{"anthropic-key", []string{"sk-ant-"}, 512, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
-	{"openai-key", []string{"sk-"}, 512, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, 512, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`)},
-	{"aws-access-key", []string{"akia", "asia"}, 64, regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)},
-	{"slack-token", []string{"xox"}, 512, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"google-api-key", []string{"aiza"}, 64, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{"jwt", []string{"eyj"}, 8192, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{"private-key", words("private key-----"), 64, regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----`)},
+	{"anthropic-key", words("sk-ant-"), 512, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
+	{"openai-key", words("sk-"), 512, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+	{"github-token", words("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), 512, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`)},
+	{"aws-access-key", words("akia", "asia"), 64, regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)},
+	{"slack-token", words("xox"), 512, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{"google-api-key", words("aiza"), 64, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{"jwt", words("eyj"), 8192, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 	// A bearer credential: Authorization: Bearer X, "Bearer X" in a header
 	// list, a Basic credential.
-	{"bearer", []string{"bearer", "basic"}, 1024, regexp.MustCompile(`(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})`)},
+	{"bearer", words("bearer", "basic"), 1024, regexp.MustCompile(`(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})`)},
 }
 
 // namedAnchors are the words of the credential names: a value assigned to
 // one (OPENAI_API_KEY=..., "apiKey": "...", password: ..., client_secret=...,
 // --token VALUE) is a named secret (see named).
-var namedAnchors = []string{"key", "secret", "passw", "token", "credential"}
+var namedAnchors = words("key", "secret", "passw", "token", "credential")
+
+// words returns the anchors, each searched for from its rarest letter
+// (internal/rare): a 64 MiB message is searched for some twenty of them.
+func words(ws ...string) []rare.Word {
+	out := make([]rare.Word, len(ws))
+	for i, w := range ws {
+		out[i] = rare.New(w)
+	}
+	return out
+}
 
 // nameReach is how far before its anchor a credential name may begin.
 const nameReach = 96
@@ -117,13 +129,13 @@ func Find(text []byte) []Finding {
 	}
 	for _, a := range namedAnchors {
 		for from := 0; ; {
-			i := bytes.Index(lower[from:], []byte(a))
+			i := a.Index(lower[from:])
 			if i < 0 {
 				break
 			}
 			i += from
-			from = i + len(a)
-			if s, e, ok := named(text, i, len(a)); ok {
+			from = i + len(a.String())
+			if s, e, ok := named(text, i, len(a.String())); ok {
 				add("named-secret", s, e)
 			}
 		}
@@ -211,17 +223,18 @@ func isNameByte(c byte) bool {
 
 // windows returns the stretches of text around each anchor's occurrences
 // (from nameReach before it to reach after it), merged where they overlap.
-func windows(lower []byte, anchors []string, reach int) [][2]int {
+func windows(lower []byte, anchors []rare.Word, reach int) [][2]int {
 	var ws [][2]int
 	for _, a := range anchors {
+		n := len(a.String())
 		for from := 0; ; {
-			i := bytes.Index(lower[from:], []byte(a))
+			i := a.Index(lower[from:])
 			if i < 0 {
 				break
 			}
 			i += from
-			ws = append(ws, [2]int{max(0, i-nameReach), min(len(lower), i+len(a)+reach)})
-			from = i + len(a)
+			ws = append(ws, [2]int{max(0, i-nameReach), min(len(lower), i+n+reach)})
+			from = i + n
 		}
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i][0] < ws[j][0] })
