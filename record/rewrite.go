@@ -208,6 +208,9 @@ func (r *Recorder) joinWSDeltas() (map[uint64][]byte, error) {
 			streams[k] = st
 			order = append(order, k)
 		}
+		if st.d.Passes(ev.Body.Data) {
+			continue // not copied: most messages are no delta
+		}
 		msg := bytes.Clone(ev.Body.Data)
 		st.seqs, st.msgs = append(st.seqs, ev.Seq), append(st.msgs, msg)
 		take(st, st.d.Next(msg))

@@ -152,6 +152,14 @@ func (d *Deltas) Next(msg []byte) [][]byte {
 	return d.releasable()
 }
 
+// Passes reports whether Next would return msg alone and as it is, holding
+// nothing of it: nothing is held and msg is no piece of a text. A caller
+// that must copy a message to hand it to Next (one in a reader's buffer)
+// need not, for such a message, nor call Next.
+func (d *Deltas) Passes(msg []byte) bool {
+	return len(d.queue) == 0 && len(d.keys) == 0 && !mayBeDelta(msg)
+}
+
 // Flush returns every message still held, at the end of the stream. If the
 // stream was cut short (ended is false), a held tail that could be the start
 // of a secret whose end was never seen is dropped from its piece rather than

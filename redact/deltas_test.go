@@ -548,6 +548,21 @@ func FuzzDeltas(f *testing.F) {
 		if len(out) != len(msgs) {
 			t.Fatalf("%d messages in, %d out", len(msgs), len(out))
 		}
+		// A caller that passes over what Passes (the recorder's Close-time
+		// join) gets the same messages back.
+		d2 := NewDeltas(New([]string{deltaSecret, "hunter2-pass"}, nil))
+		var out2 [][]byte
+		for _, m := range msgs {
+			if d2.Passes([]byte(m)) {
+				out2 = append(out2, []byte(m))
+				continue
+			}
+			out2 = append(out2, d2.Next([]byte(m))...)
+		}
+		out2 = append(out2, d2.Flush(true)...)
+		if diff := cmp.Diff(out, out2); diff != "" {
+			t.Fatalf("skipping what Passes changed the messages (-Next +Passes):\n%s", diff)
+		}
 		var got []string
 		for i, b := range out {
 			b = red.Bytes(b, red.Snapshot())
