@@ -109,3 +109,46 @@ func BenchmarkReaderNext(b *testing.B) {
 type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkReaderHugeLines reads a run of 16 MiB JSON messages, lines that
+// span frames and are assembled: one buffer serves the run (B/op stays near
+// nothing once it has grown) instead of a new one grown for every line.
+func BenchmarkReaderHugeLines(b *testing.B) {
+	item := []byte(`{"id":"thr_0123456789","title":"a background task","state":"running","messages":12},`)
+	body := append([]byte(`{"threads":[`), bytes.Repeat(item, (16<<20)/len(item))...)
+	body = append(body, `{}]}`...)
+	var file bytes.Buffer
+	w, err := NewWriter(&file, Header{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 8
+	for range n {
+		if _, err := w.Append(&Event{Kind: KindWSMessage, Conn: "ws1", Dir: DirClientToServer, Type: TypeText, Body: Text(body)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(n * int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := NewReader(bytes.NewReader(file.Bytes()), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ev Event
+		for i := 0; ; i++ {
+			if err := r.Next(&ev); err == io.EOF {
+				if i != n {
+					b.Fatalf("%d events, want %d", i, n)
+				}
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+	}
+}

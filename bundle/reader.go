@@ -72,6 +72,7 @@ type Reader struct {
 	maxLine int
 	window  uint64 // the zstd window cap, for error messages
 	long    []byte // assembles a line that spans chunks
+	longLen int    // the length of the last line assembled in long
 	line    []byte // the last line returned, for Line
 	lineNo  int
 	d       lineDecoder
@@ -320,8 +321,12 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		return line, nil
 	}
-	if cap(r.long) > 4<<20 {
-		r.long = nil // do not keep one huge line's buffer for the rest of the stream
+	if cap(r.long) > 4<<20 && r.longLen < cap(r.long)/4 {
+		// Do not keep one huge line's buffer for the rest of the stream;
+		// a run of huge lines (64 MiB messages) reuses it instead of
+		// growing a new one for each, which cost a garbage collection per
+		// line.
+		r.long = nil
 	}
 	r.long = append(r.long[:0], r.buf...)
 	r.buf = nil
@@ -342,6 +347,7 @@ func (r *Reader) readLine() ([]byte, error) {
 				return chunk[:i], nil
 			}
 			r.long = append(r.long, chunk[:i]...)
+			r.longLen = len(r.long)
 			return r.long, nil
 		}
 		r.long = append(r.long, chunk...)
