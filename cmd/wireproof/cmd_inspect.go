@@ -537,7 +537,8 @@ func appendEnvelope(dst []byte, ev *bundle.Event) []byte {
 // escaped; binary shows its size and leading bytes in hex.
 func appendPreview(dst []byte, p bundle.Payload, room int) []byte {
 	var text []byte
-	if p.Encoding() == bundle.EncodingB64 {
+	// What Encoding calls base64, without its JSON check of the whole body.
+	if p.Data != nil && (p.Binary || !utf8.Valid(p.Data)) {
 		what := "binary"
 		if !p.Binary {
 			what = "not UTF-8"
@@ -551,7 +552,13 @@ func appendPreview(dst []byte, p bundle.Payload, room int) []byte {
 			text = append(text, "..."...)
 		}
 	} else {
-		text = escapeControls(p.Data)
+		// Escaped only as far as the preview can show: a 64 MiB message
+		// is previewed in the time of its first line.
+		limit := -1
+		if room >= 0 {
+			limit = max(room, 20)
+		}
+		text = escapeControls(p.Data, limit)
 	}
 	if room < 0 {
 		return append(dst, text...)
@@ -571,21 +578,30 @@ func appendPreview(dst []byte, p bundle.Payload, room int) []byte {
 }
 
 // escapeControls writes control characters as Go escapes so one event stays
-// one line.
-func escapeControls(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+// one line. With limit >= 0 it stops once it has written more than limit
+// runes: the text that far, all a preview of limit runes reads of it.
+func escapeControls(b []byte, limit int) []byte {
+	size := len(b)
+	if limit >= 0 {
+		size = min(size, 4*limit+8)
+	}
+	out := make([]byte, 0, size)
+	runes := 0 // written
 	for _, r := range string(b) {
+		if limit >= 0 && runes > limit {
+			break
+		}
 		switch {
 		case r == '\n':
-			out = append(out, `\n`...)
+			out, runes = append(out, `\n`...), runes+2
 		case r == '\r':
-			out = append(out, `\r`...)
+			out, runes = append(out, `\r`...), runes+2
 		case r == '\t':
-			out = append(out, `\t`...)
+			out, runes = append(out, `\t`...), runes+2
 		case r < 0x20 || r == 0x7f:
-			out = fmt.Appendf(out, `\x%02x`, r)
+			out, runes = fmt.Appendf(out, `\x%02x`, r), runes+4
 		default:
-			out = utf8.AppendRune(out, r)
+			out, runes = utf8.AppendRune(out, r), runes+1
 		}
 	}
 	return out
