@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/internal/jsonscan"
 )
 
 // Outcome is how an RPC call ended.
@@ -302,7 +303,7 @@ func (c *Correlator) frame(ev *bundle.Event) {
 			}
 			return
 		}
-		if d.framing == framingJSON || json.Valid(data) {
+		if d.framing == framingJSON || jsonscan.Valid(data) {
 			c.decodeError(w, ev, err, data)
 			return
 		}

@@ -94,7 +94,7 @@ func DecodeMessage(b []byte) (Message, error) { return decodeMessage(nil, b) }
 func decodeMessage(d *lean, b []byte) (Message, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		if json.Valid(b) {
+		if jsonscan.Valid(b) {
 			return Message{}, ErrNotRPC
 		}
 		return Message{}, errors.New("invalid JSON")
