@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/wireproof/wireproof/internal/regfile"
 )
 
 // ReaderOptions configure a Reader. A nil *ReaderOptions means all defaults.
@@ -130,44 +132,12 @@ func (s *sourceReader) last() []byte {
 // *FormatError naming it, before opening it: a FIFO called run.zst would
 // block the open, and the read, until something writes to it.
 func OpenFile(path string) (*os.File, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &FormatError{Path: path, Msg: "is " + nr.What + ", not a bundle file: wireproof reads bundles from regular files only"}
 	}
-	if err := regular(path, fi); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err = f.Stat(); err == nil {
-		err = regular(path, fi) // replaced since the first look
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-func regular(path string, fi os.FileInfo) error {
-	m := fi.Mode()
-	if m.IsRegular() {
-		return nil
-	}
-	what := "not a regular file"
-	switch {
-	case m.IsDir():
-		what = "a directory"
-	case m&os.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		what = "a socket"
-	case m&os.ModeDevice != 0:
-		what = "a device"
-	}
-	return &FormatError{Path: path, Msg: "is " + what + ", not a bundle file: wireproof reads bundles from regular files only"}
+	return f, err
 }
 
 // Open opens the bundle at path and reads its header. Its errors, and those of

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/credscan"
+	"github.com/wireproof/wireproof/internal/regfile"
 	"github.com/wireproof/wireproof/redact"
 )
 
@@ -125,13 +127,19 @@ func runScan(ctx context.Context, opts scanOptions, args []string) error {
 			continue
 		}
 		for _, p := range paths {
+			if err := ctx.Err(); err != nil {
+				return interruptedError{err}
+			}
 			var err error
 			if strings.HasSuffix(p, ".zst") {
 				err = scanBundle(ctx, p, opts.given, report)
 			} else {
-				err = scanTextFile(p, opts.given, report)
+				err = scanTextFile(ctx, p, opts.given, report)
 			}
 			if err != nil {
+				if ctx.Err() != nil {
+					return interruptedError{ctx.Err()}
+				}
 				unreadable = append(unreadable, err)
 				continue
 			}
@@ -320,25 +328,41 @@ func (d *deltaScan) scan(t *redact.Folded) {
 	}
 }
 
-// scanTextFile scans a text file line by line.
-func scanTextFile(path string, given *redact.Set, report func(scanFinding)) error {
-	f, err := os.Open(path)
+// scanTextFile scans a text file line by line. What is not a regular file
+// (a named pipe, a device) is refused before it is opened: a FIFO would
+// block scan until something wrote to it, and /dev/urandom never ends.
+func scanTextFile(ctx context.Context, path string, given *redact.Set, report func(scanFinding)) error {
+	f, err := regfile.Open(path)
 	if err != nil {
+		var nr *regfile.NotRegularError
+		if errors.As(err, &nr) {
+			return fmt.Errorf("%s is %s, not a regular file: scan reads bundles and text files only", path, nr.What)
+		}
 		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64<<10), maxScanLine)
+	n := 1
+	for ; sc.Scan(); n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return interruptedError{ctx.Err()}
+		}
 		scanBytes(sc.Bytes(), given, func(kind, excerpt string) {
 			report(scanFinding{File: path, Line: n, Kind: kind, Excerpt: excerpt})
 		})
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: a line longer than %d MiB: scan could not read the rest of the file", path, n, maxScanLine>>20)
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
+
+// maxScanLine bounds a text file's line.
+const maxScanLine = 64 << 20
 
 // scanBytes reports every finding of b with its masked excerpt.
 func scanBytes(b []byte, given *redact.Set, report func(kind, excerpt string)) {

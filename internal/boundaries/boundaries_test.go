@@ -197,7 +197,7 @@ func TestPackageBoundaries(t *testing.T) {
 		{pkg: "triage", why: "the HAR export redacts with package redact, not the recorder", links: mod + "redact",
 			never: []string{mod + "record"}},
 		{pkg: "fixtures", why: "the fixture server speaks the protocol; it knows no check", links: mod + "t3",
-			onlyOf: []string{"fixtures", "t3", "protocol/effectrpc", "internal/jsonscan", "internal/repeat", "bundle", "provider/claude"}},
+			onlyOf: []string{"fixtures", "t3", "protocol/effectrpc", "internal/jsonscan", "internal/regfile", "internal/repeat", "bundle", "provider/claude"}},
 	}
 	for _, r := range rules {
 		d := deps(t, r.pkg)

@@ -2,6 +2,7 @@ package objstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/wireproof/wireproof/internal/regfile"
 )
 
 // BundleExt is the extension of a bundle file or object.
@@ -216,12 +219,10 @@ func (l *Location) Open(ctx context.Context, e Entry) (io.ReadCloser, error) {
 // file (a named pipe called run.zst would block the open until something
 // writes to it; a device never ends) with an error naming it.
 func OpenFile(path string) (*os.File, error) {
-	fi, err := os.Stat(path)
-	if err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): bundles are read from regular files only", path, fi.Mode().Type())
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, fmt.Errorf("%w: bundles are read from regular files only", err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return os.Open(path)
+	return f, err
 }
