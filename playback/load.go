@@ -16,6 +16,10 @@ type Recording struct {
 	Header    bundle.Header
 	Exchanges []*Exchange // in the order their requests were recorded
 	Conns     []*Conn     // in the order they were opened
+	// Truncated says why the bundle ends short of its trailer (a recorder
+	// that was killed: bundle.Reader.TruncatedReason), "" when it does not.
+	// What it holds is served as far as it was recorded.
+	Truncated string
 }
 
 // Exchange is one recorded HTTP exchange.
@@ -174,6 +178,9 @@ func Read(ctx context.Context, r *bundle.Reader) (*Recording, error) {
 				delete(conns, ev.Conn)
 			}
 		}
+	}
+	if r.Truncated() {
+		rec.Truncated = r.TruncatedReason()
 	}
 	return rec, nil
 }

@@ -237,6 +237,9 @@ func Playback(tb testing.TB, path string, opts *PlaybackOptions) string {
 		}
 		tb.Fatalf("wireprooftest.Playback: %v", err)
 	}
+	if rec.Truncated != "" {
+		tb.Logf("wireprooftest.Playback: %s is truncated: %s", path, rec.Truncated)
+	}
 	timing := playback.Timing{Fast: true}
 	if o.Timing != nil {
 		timing = *o.Timing

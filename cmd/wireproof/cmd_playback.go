@@ -110,6 +110,9 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 		}
 		return unreadableError{err}
 	}
+	if rec.Truncated != "" {
+		fmt.Fprintf(opts.stderr, "wireproof: warning: %s is truncated: %s\n", path, rec.Truncated)
+	}
 	if len(rec.Exchanges) == 0 && len(rec.Conns) == 0 {
 		fmt.Fprintf(opts.stderr, "wireproof: warning: %s holds no HTTP exchange or WebSocket connection: every request will miss\n", path)
 	}

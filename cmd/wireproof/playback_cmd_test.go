@@ -132,6 +132,30 @@ func TestPlaybackCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("truncated bundle", func(t *testing.T) {
+		// The recorder killed before its seal: what it holds is served,
+		// and playback says it is truncated, as every reading verb does.
+		b, err := os.ReadFile(recorded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := filepath.Join(t.TempDir(), "cut.zst")
+		if err := os.WriteFile(cut, b[:len(b)-57], 0o600); err != nil { // the seal: a checkpoint's 57 bytes
+			t.Fatal(err)
+		}
+		cmd, url, stderr := startWireproof(t, "playback", cut, "--timing", "fast")
+		if code, body := get(t, url+"/a"); code != 200 || body != "hello from /a" {
+			t.Errorf("GET /a: %d %q, want the recorded answer", code, body)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if code := exitStatus(t, cmd.Wait()); code != 0 {
+			t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
+		}
+		if want := "wireproof: warning: " + cut + " is truncated: "; !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	})
+
 	existing := filepath.Join(t.TempDir(), "exists.zst")
 	os.WriteFile(existing, []byte("x"), 0o600)
 	abandoned := filepath.Join(t.TempDir(), "abandoned.zst")
