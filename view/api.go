@@ -124,7 +124,11 @@ type errBadRequest struct{ msg string }
 func (e errBadRequest) Error() string { return e.msg }
 
 func (s *Server) apiBundles(w http.ResponseWriter, r *http.Request) {
-	rows := s.corpusRows()
+	rows, err := s.corpusRows()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	writeJSON(w, CorpusResponse{Bundles: rows, Rates: rates(rows)})
 }
 
@@ -500,13 +504,13 @@ func (s *Server) apiProjection(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	a, b := q.Get("a"), q.Get("b")
-	ia, oka := s.byID[a]
-	ib, okb := s.byID[b]
+	sa, oka := s.source(a)
+	sb, okb := s.source(b)
 	if !oka || !okb {
 		writeError(w, errNotFound{"diff needs two known bundles: a=ID&b=ID"})
 		return
 	}
-	res, err := triage.Diff(r.Context(), s.srcs[ia].Path, s.srcs[ib].Path, nil)
+	res, err := triage.Diff(r.Context(), sa.Path, sb.Path, nil)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -170,11 +170,11 @@ func TestAPIBundlesAgreeWithReplay(t *testing.T) {
 	if code := getJSON(t, ts.URL+"/api/bundles", &c); code != 200 {
 		t.Fatalf("status %d", code)
 	}
-	if len(c.Bundles) != len(s.srcs) || len(c.Bundles) < 40 {
-		t.Fatalf("%d rows for %d bundles", len(c.Bundles), len(s.srcs))
+	if len(c.Bundles) != len(s.srcs0) || len(c.Bundles) < 40 {
+		t.Fatalf("%d rows for %d bundles", len(c.Bundles), len(s.srcs0))
 	}
 	for i, row := range c.Bundles {
-		res, err := replay.ReplayFile(context.Background(), s.srcs[i].Path, delivery.Options(nil))
+		res, err := replay.ReplayFile(context.Background(), s.srcs0[i].Path, delivery.Options(nil))
 		if err != nil {
 			if row.Status != "unreadable" || row.Error == "" {
 				t.Errorf("%s: replay fails (%v), row says %s", row.Name, err, row.Status)
@@ -451,7 +451,7 @@ func TestAPIDiff(t *testing.T) {
 	if code := getJSON(t, ts.URL+"/api/diff?a=idle&b=idle-duplicate-notification", &d); code != 200 {
 		t.Fatalf("status %d", code)
 	}
-	want, err := triage.Diff(context.Background(), s.srcs[s.byID["idle"]].Path, s.srcs[s.byID["idle-duplicate-notification"]].Path, nil)
+	want, err := triage.Diff(context.Background(), s.byID["idle"].Path, s.byID["idle-duplicate-notification"].Path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,15 @@ import (
 	"container/list"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"regexp"
 	"sync"
+	"time"
 
+	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/delivery"
 )
 
@@ -27,22 +30,32 @@ type Options struct {
 	// Delivery is the background-delivery scenario the bundles are judged
 	// by; nil: delivery.Registered(), what verify records with.
 	Delivery *delivery.Spec
+	// Args, if set, are the arguments New's sources were resolved from:
+	// the corpus lists them again (Resolve) on each request, so it shows
+	// bundles added since and leaves out removed ones. An argument that
+	// names no bundle any more lists none. Without Args the corpus is New's
+	// sources, less those whose file is gone.
+	Args []string
 }
 
 // Server serves the viewer's pages and its JSON API for a set of bundles. It
 // is an http.Handler; it reads bundles only when asked, so creating one is
 // cheap.
 type Server struct {
-	ctx  context.Context
-	srcs []Source
-	ids  []string
-	byID map[string]int
-	mux  *http.ServeMux
+	ctx   context.Context
+	srcs0 []Source // New's
+	args  []string // Options.Args
+	mux   *http.ServeMux
 
 	delivery *delivery.Spec // Options.Delivery
 
-	rowsOnce sync.Once
-	rows     []Row
+	listMu sync.Mutex
+	ids    []string          // the last listing's ids, in order
+	byID   map[string]Source // every bundle listed so far
+	byKey  map[srcKey]string // their ids
+
+	rowsMu sync.Mutex
+	rows   map[string]corpusRow // by id: the corpus rows of the last listing
 
 	mu    sync.Mutex
 	cache int
@@ -50,11 +63,20 @@ type Server struct {
 	open  map[string]*list.Element // by id
 }
 
+// corpusRow is a bundle's corpus row, kept while its file holds what it was
+// summarized from.
+type corpusRow struct {
+	src Source
+	st  stamp
+	row Row
+}
+
 // opened is a bundle read for its pages: the replay (verdict and
 // observations) and the index of its events.
 type opened struct {
 	id   string
 	src  Source
+	st   stamp // the file's when it was read
 	once sync.Once
 	err  error
 	an   *Analysis
@@ -70,35 +92,33 @@ var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // New returns a Server for srcs (see Resolve). ctx bounds the work requests
 // start (replays, reads); cancel it to stop them.
+//
+// Every request answers from the files as they are then: a bundle's file is
+// stated on each request, and what was read of it (its corpus row, its
+// index) is used only while it is the same file with the same size and
+// modification time; otherwise it is read again. A bundle whose file is gone
+// is left out of the corpus and its pages answer 404.
 func New(ctx context.Context, srcs []Source, opts *Options) *Server {
-	s := &Server{ctx: ctx, srcs: srcs, byID: map[string]int{}, cache: DefaultCache, lru: list.New(), open: map[string]*list.Element{}}
+	s := &Server{ctx: ctx, srcs0: srcs, byID: map[string]Source{}, byKey: map[srcKey]string{}, rows: map[string]corpusRow{},
+		cache: DefaultCache, lru: list.New(), open: map[string]*list.Element{}}
 	if opts != nil && opts.Cache > 0 {
 		s.cache = opts.Cache
 	}
+	s.listing() // srcs as given (s.args not set yet): no error
 	if opts != nil {
-		s.delivery = opts.Delivery
-	}
-	for i, src := range srcs {
-		id := idUnsafe.ReplaceAllString(src.Name, "~")
-		if id == "" {
-			id = "bundle"
-		}
-		base := id
-		for n := 2; ; n++ {
-			if _, dup := s.byID[id]; !dup {
-				break
-			}
-			id = fmt.Sprintf("%s-%d", base, n)
-		}
-		s.byID[id] = i
-		s.ids = append(s.ids, id)
+		s.delivery, s.args = opts.Delivery, opts.Args
 	}
 	s.routes()
 	return s
 }
 
-// IDs returns the bundles' ids, in input order.
-func (s *Server) IDs() []string { return append([]string(nil), s.ids...) }
+// IDs returns the bundles' ids, in the order of the last listing (New's
+// sources until the corpus is asked for).
+func (s *Server) IDs() []string {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	return append([]string(nil), s.ids...)
+}
 
 func (s *Server) routes() {
 	mux := http.NewServeMux()
@@ -131,31 +151,88 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// corpusRows replays every bundle once, the first time the corpus is asked for.
-func (s *Server) corpusRows() []Row {
-	s.rowsOnce.Do(func() { s.rows = summarizeAll(s.ctx, s.srcs, s.ids, delivery.SpecOr(s.delivery)) })
-	return s.rows
+// corpusRows lists the bundles and returns their rows: a bundle's row is
+// kept while its file holds what it was summarized from, the others (new,
+// changed) are replayed, GOMAXPROCS at a time; a bundle whose file is gone is
+// left out.
+func (s *Server) corpusRows() ([]Row, error) {
+	srcs, ids, err := s.listing()
+	if err != nil {
+		return nil, err
+	}
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	now := time.Now()
+	got := make([]corpusRow, len(srcs))
+	gone := make([]bool, len(srcs))
+	var redo []int
+	for i, src := range srcs {
+		st, err := statBundle(src.Path)
+		c, ok := s.rows[ids[i]]
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			gone[i] = true
+		case err != nil: // stated again next time
+			got[i] = corpusRow{src: src, row: Row{ID: ids[i], Name: src.Name, Path: src.Path, Iteration: src.Iteration,
+				SuiteStatus: src.Status, Status: assert.StatusUnreadable, Error: err.Error()}}
+		case ok && c.src == src && c.st.holds(st, now):
+			got[i] = c
+		default:
+			got[i] = corpusRow{src: src, st: st}
+			redo = append(redo, i)
+		}
+	}
+	redoSrcs, redoIDs := make([]Source, len(redo)), make([]string, len(redo))
+	for j, i := range redo {
+		redoSrcs[j], redoIDs[j] = srcs[i], ids[i]
+	}
+	for j, row := range summarizeAll(s.ctx, redoSrcs, redoIDs, delivery.SpecOr(s.delivery)) {
+		got[redo[j]].row = row
+	}
+	clear(s.rows)
+	rows := make([]Row, 0, len(srcs))
+	for i, c := range got {
+		if !gone[i] {
+			s.rows[ids[i]] = c
+			rows = append(rows, c.row)
+		}
+	}
+	return rows, nil
 }
 
-// bundle returns the opened bundle id, reading it on first use. Only
-// s.cache bundles stay open.
+// bundle returns the opened bundle id, reading it on first use and again
+// when its file no longer holds what was read. Only s.cache bundles stay
+// open.
 func (s *Server) bundle(id string) (*opened, error) {
-	i, ok := s.byID[id]
+	src, ok := s.source(id)
 	if !ok {
 		return nil, errNotFound{fmt.Sprintf("no bundle %q", id)}
 	}
+	st, err := statBundle(src.Path)
 	s.mu.Lock()
 	el, ok := s.open[id]
-	if ok {
-		s.lru.MoveToFront(el)
-	} else {
-		el = s.lru.PushFront(&opened{id: id, src: s.srcs[i]})
+	if err != nil { // gone (404), or not to be stated
+		if ok {
+			s.lru.Remove(el)
+			delete(s.open, id)
+		}
+		s.mu.Unlock()
+		return nil, err
+	}
+	switch {
+	case !ok:
+		el = s.lru.PushFront(&opened{id: id, src: src, st: st})
 		s.open[id] = el
 		for s.lru.Len() > s.cache {
 			old := s.lru.Back()
 			s.lru.Remove(old)
 			delete(s.open, old.Value.(*opened).id)
 		}
+	case el.Value.(*opened).src != src || !el.Value.(*opened).st.holds(st, time.Now()):
+		el.Value = &opened{id: id, src: src, st: st} // changed since: read again
+		s.lru.MoveToFront(el)
+	default:
+		s.lru.MoveToFront(el)
 	}
 	o := el.Value.(*opened)
 	s.mu.Unlock()

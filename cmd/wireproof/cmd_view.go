@@ -99,7 +99,7 @@ func runView(ctx context.Context, opts viewOptions, args []string) (err error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := &http.Server{Handler: view.New(ctx, srcs, nil), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: view.New(ctx, srcs, &view.Options{Args: args}), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintln(opts.stdout, url)
 	fmt.Fprintf(opts.stderr, "wireproof view: %d bundle(s) at %s (Ctrl-C stops)\n", len(srcs), url)

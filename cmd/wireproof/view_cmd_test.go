@@ -189,3 +189,72 @@ func TestViewUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestViewFollowsTheFiles is an outside tester's report, replayed against
+// the binary: a running `wireproof view DIR` answers from the bundle file as
+// it is now. Damaged in place after its page was read, the bundle is 422
+// and listed damaged, not passed; removed, it is 404 and no longer listed;
+// a bundle added to DIR since is listed.
+func TestViewFollowsTheFiles(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	intact, err := os.ReadFile(passingBundle(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.zst")
+	if err := os.WriteFile(good, intact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, u, _ := startView(t, nil, dir)
+	defer cmd.Process.Signal(syscall.SIGINT)
+	code := func(path string) int {
+		t.Helper()
+		resp, err := http.Get(u.String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	type answer struct {
+		Listed                string // the corpus row's status, "" when not listed
+		Bundle, Events, Event int
+	}
+	ask := func() answer {
+		t.Helper()
+		a := answer{Bundle: code("api/bundle/good"), Events: code("api/bundle/good/events?limit=1"), Event: code("api/bundle/good/event/50")}
+		for _, b := range viewCorpus(t, u).Bundles {
+			if b.Name == "good" {
+				a.Listed = b.Status
+			}
+		}
+		return a
+	}
+	if d := cmp.Diff(answer{"passed", 200, 200, 200}, ask()); d != "" {
+		t.Fatalf("intact (-want +got):\n%s", d)
+	}
+	b := bytes.Clone(intact)
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(good, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(answer{"damaged", 422, 422, 422}, ask()); d != "" {
+		t.Errorf("damaged in place (-want +got):\n%s", d)
+	}
+	if err := os.Remove(good); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(answer{"", 404, 404, 404}, ask()); d != "" {
+		t.Errorf("removed (-want +got):\n%s", d)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "added.zst"), intact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range viewCorpus(t, u).Bundles {
+		names = append(names, b.Name+" "+b.Status)
+	}
+	if d := cmp.Diff([]string{"added passed"}, names); d != "" {
+		t.Errorf("a bundle added since the viewer started (-want +got):\n%s", d)
+	}
+}
