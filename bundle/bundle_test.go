@@ -190,13 +190,17 @@ func framed(t testing.TB, lines [][]byte, seal bool) []byte {
 	return out
 }
 
+// formatOne is a bundle's NDJSON with its header saying format 1.
+func formatOne(plain []byte) string {
+	return string(bytes.Replace(plain, []byte(`"format":2`), []byte(`"format":1`), 1))
+}
+
 // legacy turns a bundle's lines into what format 1 wrote: the header says
 // format 1, the trailer carries the SHA-256 of the lines before it, and the
 // whole is one zstd frame without checkpoints.
 func legacy(t testing.TB, data []byte) []byte {
 	t.Helper()
-	plain := decompress(t, data)
-	plain = bytes.Replace(plain, []byte(`"format":2`), []byte(`"format":1`), 1)
+	plain := []byte(formatOne(decompress(t, data)))
 	i := bytes.LastIndex(plain[:len(plain)-1], []byte("\n")) + 1
 	sum := sha256.Sum256(plain[:i])
 	trailer := bytes.Replace(plain[i:], []byte(`}}`), []byte(fmt.Sprintf(`,"digest":"sha256:%x"}}`, sum)), 1)

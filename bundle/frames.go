@@ -92,9 +92,14 @@ type frameReader struct {
 	// frame without the checkpoint after it (a cut file's last frame).
 	unverified bool
 	tailFrame  bool // f.out holds such content
+	// tailChecked: that content is a whole frame whose content checksum
+	// checked (its checkpoint was cut off), not an unfinished frame's
+	// blocks, which nothing checks.
+	tailChecked bool
 
-	cut error // set once the stored stream was found cut
-	err error // sticky
+	cut       error // set once the stored stream was found cut
+	err       error // sticky
+	streamErr error // how the frame the stream decoder read ended, if not cleanly
 }
 
 func newFrameReader(name string, src *bufio.Reader, tail *sourceReader, window uint64) (*frameReader, error) {
@@ -152,6 +157,7 @@ func (f *frameReader) chunk() ([]byte, error) {
 			if err != nil {
 				f.cur = nil
 				f.err = f.frameError(f.walk.start, err)
+				f.streamErr = f.err
 			}
 			if n > 0 {
 				return f.sbuf[:n], nil
@@ -187,6 +193,46 @@ func (f *frameReader) frameError(off int64, err error) error {
 		return f.damaged(off, "the zstd frame's content checksum does not match its content")
 	}
 	return f.damaged(off, "corrupt zstd data in the frame (%v)", err)
+}
+
+// streaming reports whether the content last given out came from the
+// frame the stream decoder is reading (frame 1, or a format 1 bundle's one
+// frame), whose checksum is checked only at its end: a line of it that is
+// wrong may be a changed stored byte, which drain then tells.
+func (f *frameReader) streaming() bool { return f.frames == 1 || !f.strict() }
+
+// drain decodes the rest of the frame being streamed to its end, for
+// nothing but its checks (the blocks' structure, the content checksum),
+// discarding its content in the stream decoder's bounded memory, and
+// returns how many bytes and newlines that content held, and how the frame
+// ended: nil when it checked (or had already ended: f.err says how), a
+// *DamagedError when it is corrupt or its checksum does not match, a
+// *cutError when the file ends inside it, or an I/O error. It is only
+// called when something is already wrong: it costs a decode of the rest
+// of the frame.
+func (f *frameReader) drain() (n int64, lines int, err error) {
+	if f.cur == nil {
+		return 0, 0, f.streamErr
+	}
+	if f.sbuf == nil {
+		f.sbuf = make([]byte, 64<<10)
+	}
+	for {
+		k, rerr := f.cur.Read(f.sbuf)
+		n += int64(k)
+		f.produced += int64(k)
+		lines += bytes.Count(f.sbuf[:k], newline)
+		switch {
+		case rerr == io.EOF:
+			f.cur = nil
+			return n, lines, nil
+		case rerr != nil:
+			f.cur = nil
+			f.err = f.frameError(f.walk.start, rerr)
+			f.streamErr = f.err
+			return n, lines, f.err
+		}
+	}
 }
 
 // next reads the next unit of the stored stream: a data frame (which it
@@ -320,7 +366,7 @@ func (f *frameReader) dataFrame(start int64) error {
 	if cp != nil {
 		return f.acceptCheckpoint(cpStart, *cp, f.produced+int64(len(out)))
 	}
-	f.tailFrame = true
+	f.tailFrame, f.tailChecked = true, true
 	return nil
 }
 
@@ -333,7 +379,7 @@ func (f *frameReader) dataFrame(start int64) error {
 // the cut. A block that does not decode is damage.
 func (f *frameReader) unfinishedFrame(start int64) error {
 	complete := f.buf[:f.walk.complete]
-	f.out, f.outOff, f.tailFrame = f.out[:0], 0, true
+	f.out, f.outOff, f.tailFrame, f.tailChecked = f.out[:0], 0, true, false
 	if f.walk.blocks == 0 {
 		return nil
 	}
@@ -484,14 +530,10 @@ type frameWalk struct {
 	hdr      [maxFrameHeader]byte
 }
 
-// readHeader consumes the frame header and checks it.
-func (w *frameWalk) readHeader() error {
-	f := w.f
-	b, _ := f.src.Peek(5)
-	if len(b) < 5 {
-		return f.cutAt(w.start, "a zstd frame")
-	}
-	fhd := b[4]
+// frameHeaderLen is the length of a zstd frame header whose descriptor
+// byte is fhd: magic, descriptor, window descriptor, dictionary id and
+// frame content size.
+func frameHeaderLen(fhd byte) int {
 	n := 5
 	if fhd&0x20 == 0 {
 		n++ // window descriptor
@@ -501,7 +543,18 @@ func (w *frameWalk) readHeader() error {
 	if fhd>>6 == 0 && fhd&0x20 != 0 {
 		fcs = 1
 	}
-	n += fcs
+	return n + fcs
+}
+
+// readHeader consumes the frame header and checks it.
+func (w *frameWalk) readHeader() error {
+	f := w.f
+	b, _ := f.src.Peek(5)
+	if len(b) < 5 {
+		return f.cutAt(w.start, "a zstd frame")
+	}
+	fhd := b[4]
+	n := frameHeaderLen(fhd)
 	if fhd&0x08 != 0 {
 		return f.damaged(w.start, "the zstd frame header has its reserved bit set")
 	}

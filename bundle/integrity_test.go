@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"testing"
 	"time"
 )
@@ -68,6 +69,15 @@ func integrityBundleFramed(t testing.TB, noiseLen, textLen, frameFlushes int) ([
 	return bytes.Clone(buf.Bytes()), events
 }
 
+// matrixStep is the stride of a test over every byte of a bundle: step,
+// or with -short the sparser short.
+func matrixStep(step, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return step
+}
+
 // readResult reads a whole bundle and says which of the three it is.
 type readResult struct {
 	events     []Event
@@ -108,26 +118,55 @@ func readBytes(data []byte) readResult {
 func TestBitFlipMatrix(t *testing.T) {
 	t.Run("a frame per two flushes", func(t *testing.T) {
 		data, _ := integrityBundle(t)
-		bitFlipMatrix(t, data)
+		mustVerify(t, data)
+		bitFlipMatrix(t, data, frameHeaderLen(data[4]))
 	})
 	t.Run("default frames", func(t *testing.T) {
 		data, _ := integrityBundleFramed(t, 2<<10, 140<<10, 0)
 		if n := bytes.Count(data, skippableMagic); n != 2 {
 			t.Fatalf("%d checkpoints, want 2 (the header's frame, then one frame of flushed blocks)", n)
 		}
-		bitFlipMatrix(t, data)
+		mustVerify(t, data)
+		bitFlipMatrix(t, data, frameHeaderLen(data[4]))
+	})
+	// The NDJSON compressed again by a zstd tool: one frame, no
+	// checkpoints. Intact or flipped, it is not what the writer wrote.
+	t.Run("recompressed", func(t *testing.T) {
+		data := recompressed(t)
+		var de *DamagedError
+		if res := readBytes(data); !errors.As(res.err, &de) {
+			t.Fatalf("the recompressed bundle: err %v (%T), truncated %v; want a *DamagedError", res.err, res.err, res.truncated)
+		}
+		// A flip of its first block's length reads as a cut before the
+		// header line is whole, which cannot be read at all.
+		bitFlipMatrix(t, data, frameHeaderLen(data[4])+3)
 	})
 }
 
-func bitFlipMatrix(t *testing.T, data []byte) {
+// recompressed is integrityBundle's NDJSON compressed as one zstd frame of
+// several blocks, as `zstd -dc | edit | zstd` leaves it.
+func recompressed(t *testing.T) []byte {
+	data, _ := integrityBundle(t)
+	plain := decompress(t, data)
+	if len(plain) <= maxBlockSize {
+		t.Fatalf("%d bytes of NDJSON: too few for several zstd blocks", len(plain))
+	}
+	return compress(t, string(plain))
+}
+
+func mustVerify(t *testing.T, data []byte) {
+	t.Helper()
 	if res := readBytes(data); res.err != nil || res.truncated {
 		t.Fatalf("the intact bundle: err %v, truncated %v", res.err, res.truncated)
 	}
+}
+
+// bitFlipMatrix flips bits across data: every flip must be damage, except
+// that one in its first unreadableBelow bytes (the frame header, which
+// says what the file is) may make it no bundle at all.
+func bitFlipMatrix(t *testing.T, data []byte, unreadableBelow int) {
 	var flips, damaged, unreadable int
-	step := 1
-	if testing.Short() {
-		step = 7
-	}
+	step := matrixStep(1, 7)
 	for i := 0; i < len(data); i += step {
 		bits := []int{i % 8}
 		if i < 64 || i >= len(data)-256 {
@@ -143,7 +182,7 @@ func bitFlipMatrix(t *testing.T, data []byte) {
 			switch {
 			case errors.As(res.err, &de):
 				damaged++
-			case res.atOpen && i < 6 && errors.As(res.err, &fe):
+			case res.atOpen && i < unreadableBelow && errors.As(res.err, &fe):
 				unreadable++ // the magic or the first frame's header: not a bundle at all
 			case res.err == nil && res.truncated:
 				t.Fatalf("flip of bit %d of byte %d of %d: read as truncated, not damaged (%d events)", bit, i, len(data), len(res.events))
@@ -169,10 +208,7 @@ func TestCutAtEveryByte(t *testing.T) {
 	}
 	prev, withUnverified := 0, 0
 	headerEnd := bytes.Index(data[4:], skippableMagic) + 4 + checkpointFrame // frame 1 and its checkpoint
-	step := 1
-	if testing.Short() {
-		step = 7
-	}
+	step := matrixStep(1, 7)
 	for n := 0; n < len(data); n += step {
 		res := readBytes(data[:n])
 		var de *DamagedError
@@ -217,6 +253,80 @@ func TestCutAtEveryByte(t *testing.T) {
 			t.Errorf("cut at %d of %d: err %v, truncated %v, %d of %d events, %d unverified; want all, truncated, some unverified",
 				n, len(data), res.err, res.truncated, len(res.events), len(events), res.unverified)
 		}
+	}
+}
+
+// TestCutRecompressed: a recompressed format 2 bundle (one zstd frame)
+// cut anywhere is never read as truncated: cut before its first block
+// ends it has no header to read; after, its first frame holds more than
+// the header, which no prefix of a writer's output does.
+func TestCutRecompressed(t *testing.T) {
+	data := recompressed(t)
+	step := matrixStep(1, 7)
+	var damaged, unreadable int
+	for n := 0; n < len(data); n += step {
+		res := readBytes(data[:n])
+		var de *DamagedError
+		var fe *FormatError
+		switch {
+		case errors.As(res.err, &de):
+			damaged++
+		case res.atOpen && errors.As(res.err, &fe):
+			unreadable++
+		default:
+			t.Fatalf("cut at %d of %d: err %v (%T), truncated %v, %d events; want damaged, or no header", n, len(data), res.err, res.err, res.truncated, len(res.events))
+		}
+	}
+	if damaged == 0 {
+		t.Errorf("no cut of the recompressed bundle read as damaged (%d without a header)", unreadable)
+	}
+	t.Logf("%d cuts damaged, %d without a header", damaged, unreadable)
+}
+
+// TestLegacyBitFlips: a bit flipped in a format 1 bundle, one zstd frame
+// read as a stream, is damage, even when the first thing it breaks is a
+// line: the rest of the frame is decoded and its checksum fails. Only the
+// first bytes (the frame header) make it no bundle. Format 1's known limits remain (counted,
+// not failed): a changed block length reads as a cut, and a bit zstd does
+// not use changes nothing it decodes.
+func TestLegacyBitFlips(t *testing.T) {
+	golden, err := os.ReadFile("../fixtures/golden/live/active.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := integrityBundle(t)
+	for name, data := range map[string][]byte{
+		"golden live/active": golden,
+		"several blocks":     legacy(t, big),
+	} {
+		t.Run(name, func(t *testing.T) {
+			mustVerify(t, data)
+			step := matrixStep(7, 31) // 7: a different bit at each byte
+			var damaged, cut, same int
+			for i := 0; i < len(data); i += step {
+				bit := i % 8
+				b := bytes.Clone(data)
+				b[i] ^= 1 << bit
+				res := readBytes(b)
+				var de *DamagedError
+				var fe *FormatError
+				switch {
+				case errors.As(res.err, &de):
+					damaged++
+				case res.atOpen && i < frameHeaderLen(data[4]) && errors.As(res.err, &fe):
+				case res.err == nil && res.truncated:
+					cut++
+				case res.err == nil:
+					same++
+				default:
+					t.Errorf("flip of bit %d of byte %d of %d: %v (%T), want a *DamagedError", bit, i, len(data), res.err, res.err)
+				}
+			}
+			if damaged < (len(data)/step)*9/10 {
+				t.Errorf("%d of %d flips damaged, want nearly all", damaged, len(data)/step)
+			}
+			t.Logf("%d flips: %d damaged, %d read as a cut, %d changed nothing decoded", len(data)/step, damaged, cut, same)
+		})
 	}
 }
 

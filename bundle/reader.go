@@ -240,7 +240,25 @@ func (r *Reader) readHeader() error {
 	}
 	r.lineNo = 1
 	var ev Event
-	if err := r.d.decode(line, &ev); err != nil {
+	if fe := r.parseHeader(line, &ev); fe != nil {
+		return r.blame(fe)
+	}
+	r.fr.format = r.header.Format
+	if r.header.Format == 1 {
+		r.digest = newDigester()
+	} else if err := r.headerFrameAlone(); err != nil {
+		return err
+	}
+	r.count(line, ev.Kind)
+	r.headerLine = slices.Clone(line)
+	r.line = r.headerLine
+	r.nextSeq = 1
+	return nil
+}
+
+// parseHeader decodes the header line into ev and r.header and checks it.
+func (r *Reader) parseHeader(line []byte, ev *Event) *FormatError {
+	if err := r.d.decode(line, ev); err != nil {
 		return r.formatErr(1, "unreadable header: %v", err)
 	}
 	if ev.Kind != KindHeader || ev.Seq != 0 || ev.T != 0 {
@@ -258,15 +276,40 @@ func (r *Reader) readHeader() error {
 	case r.header.Format < 1:
 		return r.formatErr(1, "the header has no format version")
 	}
-	r.fr.format = r.header.Format
-	if r.header.Format == 1 {
-		r.digest = newDigester()
-	}
-	r.count(line, ev.Kind)
-	r.headerLine = slices.Clone(line)
-	r.line = r.headerLine
-	r.nextSeq = 1
 	return nil
+}
+
+// headerFrameAlone checks, in format 2, that the first frame ends with the
+// header line: the Writer ends it there (and checkpoints it) before it
+// writes an event, so a first frame that holds more (the NDJSON compressed
+// again by a zstd tool, say, which makes one frame of it all) is not what
+// a wireproof writer wrote, even cut short. The rest of the frame is
+// decoded to its end here, which also checks its checksum; a file that
+// ends inside it is left to the cut that the next read reports.
+func (r *Reader) headerFrameAlone() error {
+	rest, lines := int64(len(r.buf)), bytes.Count(r.buf, newline)
+	n, more, err := r.fr.drain()
+	rest, lines = rest+n, lines+more
+	var de *DamagedError
+	var ce *cutError
+	switch {
+	case rest > 0:
+		msg := fmt.Sprintf("the first frame holds %d lines (%d bytes) after the header: not as a wireproof writer writes it, "+
+			"which ends the first frame after the header line (recompressed?)", lines, rest)
+		if errors.As(err, &de) {
+			msg += "; also, " + de.Msg
+		}
+		return &DamagedError{Path: r.name, Offset: 0, Msg: msg}
+	case err == nil, errors.As(err, &ce):
+		return nil
+	case errors.As(err, &de):
+		return err
+	}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return fmt.Errorf("bundle %s: %w", r.name, err)
 }
 
 // count adds a line to the running digest and counts the trailer checks.
@@ -325,7 +368,44 @@ func (r *Reader) readLine() ([]byte, error) {
 }
 
 func (r *Reader) tooLong() error {
-	return r.formatErr(r.lineNo+1, "line is longer than the cap of %d bytes (ReaderOptions.MaxLine)", r.maxLine)
+	return r.blame(r.formatErr(r.lineNo+1, "line is longer than the cap of %d bytes (ReaderOptions.MaxLine)", r.maxLine))
+}
+
+// blame decides what a line that is not a valid event (fe) says about the
+// bundle before it is reported. A wireproof writer writes valid lines, so
+// fe means a writer's bad line only when the stored bytes it came from are
+// vouched for: a format 2 frame decoded whole was (its checkpoint, or its
+// checksum, was checked before a line of it was read); a line of a frame
+// the stream decoder is reading (frame 1; all of a format 1 bundle) is not
+// yet, so the rest of that frame is decoded (drain) and, when it turns out
+// corrupt or its checksum wrong, the stored bytes were changed: a
+// *DamagedError naming both. A line that no checksum can vouch for (the
+// file ends inside its frame: the complete blocks of a cut frame) is
+// damage too: a cut leaves complete lines intact.
+func (r *Reader) blame(fe *FormatError) error {
+	what := fmt.Sprintf("line %d: %s", fe.Line, fe.Msg)
+	if fe.Line == 0 {
+		what = "line 1, the header: the file " + fe.Msg
+	}
+	var err error
+	switch {
+	case r.fr.streaming():
+		_, _, err = r.fr.drain()
+	case r.fr.tailFrame && !r.fr.tailChecked:
+		err = r.fr.cut
+	}
+	var de *DamagedError
+	var ce *cutError
+	switch {
+	case err == nil:
+		return fe
+	case errors.As(err, &de):
+		return &DamagedError{Path: de.Path, Offset: de.Offset, Msg: de.Msg + "; the first bad line it produced: " + what}
+	case errors.As(err, &ce):
+		return &DamagedError{Path: r.name, Offset: ce.off, Msg: what + "; it comes from zstd blocks that no checksum vouches for " +
+			"(the file ends inside their frame), and a cut leaves complete lines as the writer wrote them: the stored bytes were changed"}
+	}
+	return err
 }
 
 // describeCut says how the stream ended early.
@@ -335,6 +415,8 @@ func (r *Reader) describeCut(err error, partial []byte) string {
 	switch {
 	case err == io.EOF:
 		b.WriteString("the stream ends")
+	case errors.As(err, &ce) && r.fr.strict() && r.fr.frames > 1 && ce.what == "a checkpoint":
+		fmt.Fprintf(&b, "the file ends inside %s that starts at stored byte %d (the recorder stopped mid-write: the frame before it is read whole)", ce.what, ce.off)
 	case errors.As(err, &ce) && r.fr.strict() && r.fr.frames > 1:
 		fmt.Fprintf(&b, "the file ends inside %s that starts at stored byte %d (the recorder stopped mid-write: the complete zstd blocks of that frame are read, the rest is lost)", ce.what, ce.off)
 	case errors.As(err, &ce):
@@ -384,15 +466,15 @@ func (r *Reader) Next(ev *Event) error {
 	}
 	r.lineNo++
 	if err := r.d.decode(line, ev); err != nil {
-		return r.fail(r.formatErr(r.lineNo, "%v", err))
+		return r.fail(r.blame(r.formatErr(r.lineNo, "%v", err)))
 	}
 	switch {
 	case ev.Seq != r.nextSeq:
-		return r.fail(r.formatErr(r.lineNo, "seq %d where %d was due: the sequence has a gap or repeat", ev.Seq, r.nextSeq))
+		return r.fail(r.blame(r.formatErr(r.lineNo, "seq %d where %d was due: the sequence has a gap or repeat", ev.Seq, r.nextSeq)))
 	case ev.T < r.lastT:
-		return r.fail(r.formatErr(r.lineNo, "t %d is earlier than the previous event's t %d", ev.T, r.lastT))
+		return r.fail(r.blame(r.formatErr(r.lineNo, "t %d is earlier than the previous event's t %d", ev.T, r.lastT)))
 	case ev.Kind == KindHeader:
-		return r.fail(r.formatErr(r.lineNo, "a second header"))
+		return r.fail(r.blame(r.formatErr(r.lineNo, "a second header")))
 	case ev.Kind == KindTrailer:
 		if err := r.readTrailer(line, ev); err != nil {
 			return r.fail(err)
@@ -443,11 +525,22 @@ func (r *Reader) endOfStream(err error, partial []byte) error {
 	} else {
 		r.reason = fmt.Sprintf("after line %d, %s", r.lineNo, r.describeCut(err, partial))
 	}
-	if r.unverified > 0 {
-		r.reason += fmt.Sprintf("; the last %d events came after the last checkpoint, "+
-			"from zstd blocks no checksum or checkpoint vouches for", r.unverified)
-	}
+	r.reason += r.unverifiedNote()
 	return io.EOF
+}
+
+// unverifiedNote is what the truncation reason says of the events no
+// checkpoint vouches for, if any.
+func (r *Reader) unverifiedNote() string {
+	switch {
+	case r.unverified == 0:
+		return ""
+	case r.fr.tailChecked:
+		return fmt.Sprintf("; the last %d events came after the last checkpoint, "+
+			"from a whole zstd frame whose checksum checked but whose checkpoint was cut off", r.unverified)
+	}
+	return fmt.Sprintf("; the last %d events came after the last checkpoint, "+
+		"from zstd blocks no checksum or checkpoint vouches for", r.unverified)
 }
 
 // readTrailer checks the trailer against what was read, then checks that
@@ -490,7 +583,7 @@ func (r *Reader) readTrailer(line []byte, ev *Event) error {
 			// Only a cut leaves this: a changed byte leaves the seal's
 			// bytes in place, where they are read as what they have become.
 			r.truncated = true
-			r.reason = "the file ends after the trailer, before the seal (the checkpoint that ends a closed bundle)"
+			r.reason = "the file ends after the trailer, before the seal (the checkpoint that ends a closed bundle)" + r.unverifiedNote()
 		}
 		return nil
 	case r.src.err != nil:
@@ -509,7 +602,7 @@ func (r *Reader) readTrailer(line []byte, ev *Event) error {
 	// checksum is missing, in format 2 part of the seal. The trailer is
 	// whole and verified.
 	r.truncated = true
-	r.reason = "after the trailer, " + r.describeCut(err, nil)
+	r.reason = "after the trailer, " + r.describeCut(err, nil) + r.unverifiedNote()
 	return nil
 }
 

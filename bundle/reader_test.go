@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +126,33 @@ func TestReaderErrors(t *testing.T) {
 			"x.zst is damaged: line 6: data after the trailer", false},
 		{"no seal after the trailer", framed(t, bytes.Split(bytes.TrimSuffix(decompress(t, good), []byte("\n")), []byte("\n")), false), nil,
 			"x.zst is damaged: the checkpoint after the trailer is not the seal", false},
+		// Format 2's first frame ends with the header line: the NDJSON
+		// compressed again as one frame (a tool's edit) is not a cut.
+		{"format 2 recompressed", compress(t, string(decompress(t, good))), nil,
+			"x.zst is damaged: at stored byte 0, the first frame holds 4 lines (" + strconv.Itoa(len(decompress(t, good))-len(headerLine(t, good))) +
+				" bytes) after the header: not as a wireproof writer writes it, which ends the first frame after the header line (recompressed?)", true},
+		{"format 2 recompressed, cut", compress(t, string(decompress(t, good)[:len(headerLine(t, good))+40])), nil,
+			"x.zst is damaged: at stored byte 0, the first frame holds 0 lines (40 bytes) after the header", true},
+		// A format 1 line that is not an event blames the writer only when
+		// its frame checks.
+		{"format 1 bad line", badLegacy(t, good), nil,
+			"x.zst: line 2: not a valid bundle line: kind is not a string at byte 25", false},
+		{"format 1 bad line, frame cut", func() []byte {
+			big, _ := integrityBundle(t) // over several zstd blocks, the first of which decodes before the cut
+			b := badLegacy(t, big)
+			return b[:len(b)-4] // without its checksum
+		}(), nil, "x.zst is damaged: at stored byte 0, line 2: not a valid bundle line: kind is not a string at byte 25; it comes from zstd blocks that no checksum vouches for " +
+			"(the file ends inside their frame), and a cut leaves complete lines as the writer wrote them: the stored bytes were changed", false},
+		{"format 1 bit flip under a bad line", flipBit(t, "../fixtures/golden/live/active.zst", 99, 0), nil,
+			"x.zst is damaged: at stored byte 0, the zstd frame's content checksum does not match its content; " +
+				"the first bad line it produced: line 41: not a valid bundle line: json payload is not a JSON value at byte 90", false},
+		{"format 2 bad line in an unfinished frame", func() []byte {
+			lines := bytes.Split(bytes.TrimSuffix(decompress(t, good), []byte("\n")), []byte("\n"))
+			lines[1] = bytes.Replace(lines[1], []byte(`"kind":"http.request"`), []byte(`"kind":http.request"`), 1)
+			b := framed(t, lines, true)
+			return b[:len(b)-checkpointFrame-4] // the last frame without its checksum and seal
+		}(), nil, "x.zst is damaged: at stored byte 316, line 2: not a valid bundle line: kind is not a string at byte 25; it comes from zstd blocks that no checksum vouches for " +
+			"(the file ends inside their frame), and a cut leaves complete lines as the writer wrote them: the stored bytes were changed", false},
 		{"bytes after the seal", append(bytes.Clone(good), 0), nil,
 			"x.zst is damaged: at stored byte", false},
 		{"a frame after the seal", append(bytes.Clone(good), good...), nil,
@@ -159,6 +188,30 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
+// headerLine is a bundle's first line, with its newline.
+func headerLine(t testing.TB, data []byte) []byte {
+	plain := decompress(t, data)
+	return plain[:bytes.IndexByte(plain, '\n')+1]
+}
+
+// badLegacy is data as format 1 wrote it with its first event's kind
+// broken: one zstd frame whose checksum matches its bad line.
+func badLegacy(t testing.TB, data []byte) []byte {
+	plain := decompress(t, legacy(t, data))
+	return compress(t, string(bytes.Replace(plain, []byte(`"kind":"http.request"`), []byte(`"kind":http.request"`), 1)))
+}
+
+// flipBit is the file at path with bit bit of byte off flipped.
+func flipBit(t testing.TB, path string, off, bit int) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] ^= 1 << bit
+	return b
+}
+
 func TestTruncated(t *testing.T) {
 	events := sampleEvents()
 	// Flushed, never closed: the frame after the header's is not ended
@@ -180,8 +233,10 @@ func TestTruncated(t *testing.T) {
 		{"cut in the last checkpoint", ended[:len(ended)-10], len(events), 1, "the file ends inside a checkpoint that starts at stored byte"},
 		{"cut in the last checksum", ended[:len(ended)-checkpointFrame-3], len(events), 1, "the file ends inside a zstd frame that starts at stored byte"},
 		{"cut in the last block", full[:len(full)-3], 0, -1, "the file ends inside a zstd frame that starts at stored byte"},
-		{"frame ended without a trailer", compress(t, string(decompress(t, full))), len(events), 0, "no trailer after line 26: the recording did not finish"},
-		{"last line incomplete", compress(t, string(decompress(t, full))+`{"seq":26,"t":1`), len(events), 0, "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
+		// Format 1 is one frame; in format 2 one frame of it all is damage
+		// (TestReaderErrors).
+		{"format 1, frame ended without a trailer", compress(t, formatOne(decompress(t, full))), len(events), 0, "no trailer after line 26: the recording did not finish"},
+		{"format 1, last line incomplete", compress(t, formatOne(decompress(t, full))+`{"seq":26,"t":1`), len(events), 0, "after line 26, the stream ends inside a line, 15 bytes of which were lost"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,5 +354,58 @@ func TestReadFile(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.zst"), nil); err == nil {
 		t.Error("ReadFile of a missing file succeeded")
+	}
+}
+
+// TestTruncatedAfterTrailer: a bundle cut after its trailer, before or
+// inside its seal, has its trailer checked but not its digest, and the
+// reason counts the events no checkpoint vouches for, saying what checked
+// them (the last frame's checksum, or nothing when that was cut too).
+func TestTruncatedAfterTrailer(t *testing.T) {
+	good := writeBundle(t, sampleEvents()[:3], true)
+	type result struct {
+		Reason     string
+		Unverified int
+		Trailer    bool
+		Digest     string
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want result
+	}{
+		{"before the seal", good[:len(good)-checkpointFrame], result{
+			"the file ends after the trailer, before the seal (the checkpoint that ends a closed bundle); " +
+				"the last 3 events came after the last checkpoint, from a whole zstd frame whose checksum checked but whose checkpoint was cut off",
+			3, true, ""}},
+		{"inside the seal", good[:len(good)-10], result{
+			"after the trailer, the file ends inside a checkpoint that starts at stored byte " + strconv.Itoa(len(good)-checkpointFrame) +
+				" (the recorder stopped mid-write: the frame before it is read whole); " +
+				"the last 3 events came after the last checkpoint, from a whole zstd frame whose checksum checked but whose checkpoint was cut off",
+			3, true, ""}},
+		{"inside the last checksum", good[:len(good)-checkpointFrame-2], result{
+			"after the trailer, the file ends inside a zstd frame that starts at stored byte 316 " +
+				"(the recorder stopped mid-write: the complete zstd blocks of that frame are read, the rest is lost); " +
+				"the last 3 events came after the last checkpoint, from zstd blocks no checksum or checkpoint vouches for",
+			3, true, ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(tc.data), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if got := readAll(t, r); len(got) != 3 {
+				t.Fatalf("%d events, want 3", len(got))
+			}
+			if !r.Truncated() {
+				t.Fatal("not truncated")
+			}
+			got := result{r.TruncatedReason(), r.Unverified(), r.Trailer() != nil, r.Digest()}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

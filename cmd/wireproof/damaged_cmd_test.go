@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/replay/synth"
 )
@@ -149,4 +151,64 @@ func TestHelpNamesExitDamaged(t *testing.T) {
 	if c, _, _ := newRootCommand().Find([]string{"index"}); !strings.Contains(c.Long, "6 when") {
 		t.Errorf("wireproof index --help does not name exit 6 (-o not written, or over a bundle):\n%s", c.Long)
 	}
+}
+
+// TestDamagedNotUnreadable: stored bytes that changed are damage (exit 7)
+// even where what they break first is a line: a bit flipped in a format 1
+// bundle (the golden corpora's format), and a format 2 bundle edited and
+// compressed again by a zstd tool, which is one frame and no checkpoints,
+// not a cut.
+func TestDamagedNotUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	golden, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "golden", "live", "active.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden[99] ^= 1
+	pass, err := os.ReadFile(passingBundle(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := zstdDecoder(t).DecodeAll(pass, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := enc.EncodeAll(bytes.Replace(plain, []byte(`"phase"`), []byte(`"PHASE"`), 1), nil)
+	enc.Close()
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"format 1 flipped", golden, "the zstd frame's content checksum does not match its content; the first bad line it produced: line 41"},
+		{"format 2 recompressed", edited, "after the header: not as a wireproof writer writes it, which ends the first frame after the header line (recompressed?)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".zst")
+			if err := os.WriteFile(p, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, verb := range []string{"replay", "inspect"} {
+				code, out, errOut := runWireproof(t, verb, p)
+				if code != exitDamaged || !strings.Contains(out+errOut, tc.want) {
+					t.Errorf("wireproof %s: exit %d, want %d saying %q\n%s%s", verb, code, exitDamaged, tc.want, out, errOut)
+				}
+			}
+		})
+	}
+}
+
+func zstdDecoder(t *testing.T) *zstd.Decoder {
+	t.Helper()
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dec.Close)
+	return dec
 }
