@@ -621,7 +621,8 @@ type bundleSummary struct {
 	lastT        int64
 	truncated    string // the reason, if truncated
 	trailer      *bundle.Trailer
-	digest       string
+	digest       string // "" when nothing vouches for the trailer (unsealed)
+	unverified   int
 	err          error // why reading stopped before the end
 }
 
@@ -667,6 +668,7 @@ func (s *bundleSummary) finish(r *bundle.Reader, err error) {
 		s.truncated = r.TruncatedReason()
 	}
 	s.digest = r.Digest()
+	s.unverified = r.Unverified()
 	if s.trailer = r.Trailer(); s.trailer != nil {
 		s.uncompressed += int64(len(r.Line())) + 1
 	}
@@ -726,9 +728,14 @@ func (s *bundleSummary) print(w io.Writer) {
 	default:
 		row("truncated", "no")
 	}
-	if s.trailer != nil {
+	switch {
+	case s.trailer != nil && s.digest != "":
 		row("trailer", "digest ok (%s)", s.digest)
-	} else {
+	case s.trailer != nil:
+		// A format 2 bundle cut before or inside its seal: the trailer
+		// matched the events, but no digest vouches for the last frame.
+		row("trailer", "digest none: unsealed, %d events unverified", s.unverified)
+	default:
 		row("trailer", "none")
 	}
 }

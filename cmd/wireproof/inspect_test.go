@@ -289,6 +289,30 @@ func TestInspectBinary(t *testing.T) {
 	missing := filepath.Join(dir, "missing.zst")
 	gap := filepath.Join(dir, "gap.zst")
 	writeGapBundle(t, gap)
+	// A format 2 bundle cut before its seal: the trailer checks, but no
+	// digest vouches for it.
+	unsealed := filepath.Join(dir, "unsealed.zst")
+	sealed, err := os.ReadFile(passingBundle(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(unsealed, sealed[:len(sealed)-57], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := bundle.Open(unsealed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	unverified := r.Unverified()
+	r.Close()
+	if unverified == 0 {
+		t.Fatalf("%s cut before its seal: no events unverified", unsealed)
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -300,6 +324,7 @@ func TestInspectBinary(t *testing.T) {
 		{"summary", []string{"inspect", smallBundle}, 0, "trailer     digest ok", "", ""},
 		{"json", []string{"inspect", "--json", "--kind", "verdict", smallBundle}, 0, `"kind":"verdict"`, "", ""},
 		{"truncated", []string{"inspect", cutBundle}, 0, "truncated: after line", "", cutBundle + " is truncated: after line"},
+		{"unsealed", []string{"inspect", unsealed}, 0, fmt.Sprintf("\ntrailer     digest none: unsealed, %d events unverified\n", unverified), "", unsealed + " is truncated: the file ends after the trailer, before the seal"},
 		{"missing", []string{"inspect", missing}, 3, "", "wireproof: stat " + missing + ": no such file or directory\n", ""},
 		{"missing json", []string{"inspect", "--json", missing}, 3, "", "wireproof: stat " + missing + ": no such file or directory\n", ""},
 		{"not zstd", []string{"inspect", notZstd}, 3, "", "wireproof: " + notZstd + " is not a wireproof bundle: not zstd data\n", ""},
