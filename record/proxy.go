@@ -53,6 +53,10 @@ type Proxy struct {
 	httpIDs atomic.Uint64
 	wsIDs   atomic.Uint64
 
+	// inflating is the proxy's one slot for a large decompression (see
+	// inflateShared): a full channel means one is under way.
+	inflating chan struct{}
+
 	ctx    context.Context // cancelled by Close; relays run under it
 	cancel context.CancelFunc
 
@@ -84,6 +88,7 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		maxMsg:    opts.MaxMessageSize,
 		prefix:    opts.ConnPrefix,
 		relays:    map[*wsRelay]struct{}{},
+		inflating: make(chan struct{}, 1),
 	}
 	if p.transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()

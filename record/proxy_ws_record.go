@@ -199,8 +199,9 @@ func (q *wsQueue) run() {
 		q.mu.Unlock()
 		for i := range batch {
 			it := &batch[i]
+			shared := false
 			if it.inflate {
-				q.inflate[dirIndex(it.ev.Dir)].message(it.ev, q.rl.p.maxMsg)
+				shared = q.inflate[dirIndex(it.ev.Dir)].message(it.ev, q.rl.p.maxMsg, q.rl.p.inflating)
 			}
 			held := it.held
 			if it.big != nil {
@@ -224,6 +225,11 @@ func (q *wsQueue) run() {
 				})
 			} else {
 				_ = it.res.Emit(it.ev)
+			}
+			if shared {
+				// Emit has encoded the message (and does not wait for
+				// other places): the next large decompression may begin.
+				<-q.rl.p.inflating
 			}
 			*it = wsItem{}
 			if held > 0 {
@@ -264,13 +270,31 @@ type wsInflater struct {
 	broken   string // why the messages of this direction can no longer be decompressed
 }
 
+// inflateShared is how much a message may decompress to before its
+// decompression needs the proxy's one slot for a large one (shared): a
+// message of a few kilobytes can inflate to the recording limit (64 MiB of
+// zeros from 64 KiB), and each connection decompresses on a goroutine of its
+// own, so without the slot a few hundred kilobytes sent on a few connections
+// at once held a gigabyte of the proxy's memory. With it, one large
+// decompression and its encoding are in memory at a time; the others wait
+// for it, and their connections' relays go on until their recordings hold
+// wsQueueMax bytes (then they wait too).
+const inflateShared = 1 << 20
+
+// inflateShares counts the decompressions that took the shared slot, in the
+// process (for the tests).
+var inflateShares atomic.Int64
+
 // message replaces ev's compressed body with the message it carries, up to
 // limit bytes (the rest is counted in ev.Size and ev is marked Truncated).
 // A message that cannot be decompressed is recorded as it came, with Err.
-func (in *wsInflater) message(ev *bundle.Event, limit int64) {
+// Once it has inflated to inflateShared bytes it waits to take the slot
+// shared (a channel of capacity one) and reports that it took it: the
+// caller gives it back once the event is encoded.
+func (in *wsInflater) message(ev *bundle.Event, limit int64, shared chan struct{}) (took bool) {
 	if in.broken != "" {
 		ev.Err = in.broken
-		return
+		return false
 	}
 	if ev.Truncated {
 		// The compressed bytes were cut at the limit: they cannot be
@@ -279,7 +303,7 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64) {
 		if in.takeover {
 			in.broken = "cannot decompress: an earlier message this one may refer to was too large to record"
 		}
-		return
+		return false
 	}
 	src := io.MultiReader(bytes.NewReader(ev.Body.Data), bytes.NewReader(deflateTail))
 	var dict []byte
@@ -291,16 +315,16 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64) {
 	} else if err := in.fr.(flate.Resetter).Reset(src, dict); err != nil {
 		in.broken = "cannot decompress: " + err.Error()
 		ev.Err = in.broken
-		return
+		return false
 	}
 	var out bytes.Buffer
 	out.Grow(min(4*len(ev.Body.Data)+64, int(limit)))
-	lb := &limitedBuffer{b: &out, limit: limit, keepTail: in.takeover}
+	lb := &limitedBuffer{b: &out, limit: limit, keepTail: in.takeover, shared: shared}
 	n, err := io.Copy(lb, in.fr)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		in.broken = "cannot decompress: " + err.Error()
 		ev.Err = in.broken
-		return
+		return lb.took
 	}
 	data := out.Bytes()
 	if n > int64(len(data)) {
@@ -317,6 +341,7 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64) {
 		}
 	}
 	ev.Body.Data = data
+	return lb.took
 }
 
 // appendWindow keeps the last 32 KiB of the output for the next message.
@@ -340,10 +365,21 @@ type limitedBuffer struct {
 	limit    int64
 	keepTail bool
 	tail     []byte
+
+	// shared, if not nil, is taken (sent to) once inflateShared bytes are
+	// written, and took says it was.
+	shared  chan struct{}
+	took    bool
+	written int64
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	if l.written += int64(n); l.written > inflateShared && l.shared != nil && !l.took {
+		l.shared <- struct{}{}
+		l.took = true
+		inflateShares.Add(1)
+	}
 	room := l.limit - int64(l.b.Len())
 	if room > 0 {
 		l.b.Write(p[:min(int64(len(p)), room)])

@@ -1,0 +1,87 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wireproof/wireproof/internal/testkit"
+)
+
+// TestProxyInflatesLargeMessagesOneAtATime: compressed messages that
+// inflate past inflateShared, sent on several connections at once, each
+// take the proxy's one slot for a large decompression (a few kilobytes of
+// zeros inflate to megabytes: unbounded, the connections' decompressions at
+// once held a gigabyte), small ones do not, and every message is recorded
+// whole, in its connection's order, with no connection stuck behind
+// another's.
+func TestProxyInflatesLargeMessagesOneAtATime(t *testing.T) {
+	testkit.CheckLeaks(t)
+	up := startEchoUpstream(t, websocket.CompressionContextTakeover)
+	r := startRecording(t, up.URL, nil)
+	const conns, large = 4, 2
+	big := make([]byte, 6<<20) // zeros: 6 MiB from a few kilobytes
+	shares0 := inflateShares.Load()
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	for i := range conns {
+		c := dialProxy(t, r, "/ws", &websocket.DialOptions{CompressionMode: websocket.CompressionContextTakeover})
+		wg.Go(func() {
+			defer c.CloseNow()
+			ctx := context.Background()
+			for j := range large {
+				for _, msg := range [][]byte{fmt.Appendf(nil, `{"conn":%d,"n":%d}`, i, j), big} {
+					if err := c.Write(ctx, websocket.MessageBinary, msg); err != nil {
+						errs <- err
+						return
+					}
+					if _, got, err := c.Read(ctx); err != nil || !bytes.Equal(got, msg) {
+						errs <- fmt.Errorf("conn %d: echo of %d bytes: %d bytes, %v", i, len(msg), len(got), err)
+						return
+					}
+				}
+			}
+			errs <- c.Close(websocket.StatusNormalClosure, "")
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range conns {
+		<-up.closes
+	}
+	evs := r.stop()
+	// Both ways: each large message was inflated twice, once per direction.
+	if got, want := inflateShares.Load()-shares0, int64(conns*large*2); got != want {
+		t.Errorf("%d decompressions took the shared slot, want %d (the large messages, both ways)", got, want)
+	}
+	got := map[string][]int{}
+	for _, ev := range ofKinds(evs, "ws.message") {
+		switch {
+		case bytes.Equal(ev.Body.Data, big):
+			got[ev.Conn+" "+string(ev.Dir)] = append(got[ev.Conn+" "+string(ev.Dir)], len(big))
+		case len(ev.Body.Data) < 64:
+			got[ev.Conn+" "+string(ev.Dir)] = append(got[ev.Conn+" "+string(ev.Dir)], 0)
+		default:
+			t.Fatalf("seq %d: %d bytes recorded, neither message (size %d, truncated %t, err %q)", ev.Seq, len(ev.Body.Data), ev.Size, ev.Truncated, ev.Err)
+		}
+	}
+	want := map[string][]int{}
+	for i := range conns {
+		for _, dir := range []string{"c2s", "s2c"} {
+			want[fmt.Sprintf("ws%d %s", i+1, dir)] = []int{0, len(big), 0, len(big)}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages recorded per connection and direction, 0 for the small one (-want +got):\n%s", diff)
+	}
+}
