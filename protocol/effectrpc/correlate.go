@@ -253,7 +253,13 @@ func (c *Correlator) flushPartial(w *wsConn, ev *bundle.Event, why string) {
 	for i := range w.dirs {
 		d := &w.dirs[i]
 		if len(d.buf) > 0 && w.rpc {
-			c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: fmt.Errorf("incomplete message left when %s (started at seq %d)", why, d.bufSeq), Raw: d.buf})
+			err := fmt.Errorf("incomplete message left when %s (started at seq %d)", why, d.bufSeq)
+			if d.framing != framingNDJSON {
+				// No ndjson line ever ended on this side: what it sent was
+				// never the start of one, just not JSON ("hello").
+				err = fmt.Errorf("not an RPC message: what was sent from seq %d on (%d bytes) is not JSON, and no newline ended it as an ndjson line before %s", d.bufSeq, len(d.buf), why)
+			}
+			c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: err, Raw: d.buf})
 		}
 		d.buf = nil
 	}

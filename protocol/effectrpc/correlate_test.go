@@ -198,6 +198,11 @@ func TestCorrelator(t *testing.T) {
 			want:   []string{"@2 error: incomplete message left when the bundle ended (started at seq 2)"},
 		},
 		{
+			name:   "a message on the RPC socket that is neither JSON nor an ndjson line is not called incomplete",
+			frames: []frame{"open /ws", `>hello`, `>there`, "close"},
+			want:   []string{"@4 error: not an RPC message: what was sent from seq 2 on (10 bytes) is not JSON, and no newline ended it as an ndjson line before the socket closed (1006)"},
+		},
+		{
 			name:   "a socket that is not RPC is ignored",
 			frames: []frame{"open /events", `<hello`, `<{"x":1}`},
 			want:   nil,
