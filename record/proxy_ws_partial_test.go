@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
 	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
 	"github.com/wireproof/wireproof/internal/wsframe"
@@ -115,5 +116,17 @@ func TestProxyWebSocketPartialMessage(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the client's cut message is not recorded as incomplete:\n%s", strings.Join(got, "\n"))
+	}
+	// The upstream's loss is the connection's end (docs/proxy.md): one
+	// ws.close, the upstream's, and the client's message, cut when the
+	// proxy dropped the client's connection for it, after that close.
+	var ends []string
+	for _, ev := range evs {
+		if ev.Kind == bundle.KindWSClose || ev.Kind == bundle.KindWSMessage && ev.Dir == bundle.DirClientToServer {
+			ends = append(ends, fmt.Sprintf("%s %s %d", ev.Kind, ev.Dir, ev.Code))
+		}
+	}
+	if diff := cmp.Diff([]string{"ws.close s2c 1006", "ws.message c2s 0"}, ends); diff != "" {
+		t.Errorf("the connection's end, in order (-want +got):\n%s", diff)
 	}
 }
