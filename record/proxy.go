@@ -53,9 +53,9 @@ type Proxy struct {
 	httpIDs atomic.Uint64
 	wsIDs   atomic.Uint64
 
-	// inflating is the proxy's one slot for a large decompression (see
-	// inflateShared): a full channel means one is under way.
-	inflating chan struct{}
+	// inflates orders the large decompressions of compressed WebSocket
+	// messages (see inflateOrder).
+	inflates *inflateOrder
 
 	ctx    context.Context // cancelled by Close; relays run under it
 	cancel context.CancelFunc
@@ -88,7 +88,7 @@ func NewProxy(rec *Recorder, opts *ProxyOptions) (*Proxy, error) {
 		maxMsg:    opts.MaxMessageSize,
 		prefix:    opts.ConnPrefix,
 		relays:    map[*wsRelay]struct{}{},
-		inflating: make(chan struct{}, 1),
+		inflates:  newInflateOrder(),
 	}
 	if p.transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()

@@ -206,7 +206,17 @@ func (rl *wsRelay) isStopping() bool {
 // holds (its body), for the queue's bound; inflate says its body is a
 // permessage-deflate compressed message.
 func (rl *wsRelay) record(ev *bundle.Event, held int64, inflate bool) {
-	rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, held: held, inflate: inflate})
+	rl.q.push(rl.item(ev, held, inflate))
+}
+
+// item takes the next place in the recording for ev, and with inflate a
+// ticket for its decompression's turn (inflateOrder).
+func (rl *wsRelay) item(ev *bundle.Event, held int64, inflate bool) wsItem {
+	if !inflate {
+		return wsItem{res: rl.p.rec.Reserve(), ev: ev, held: held}
+	}
+	res, ticket := rl.p.inflates.reserve(rl.p.rec)
+	return wsItem{res: res, ev: ev, held: held, inflate: true, ticket: ticket}
 }
 
 // closeFrame records the close frame side sent; it is relayed like any other

@@ -4,22 +4,23 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wireproof/wireproof/bundle"
 	"github.com/wireproof/wireproof/internal/testkit"
 )
 
 // TestProxyInflatesLargeMessagesOneAtATime: compressed messages that
 // inflate past inflateShared, sent on several connections at once, each
-// take the proxy's one slot for a large decompression (a few kilobytes of
-// zeros inflate to megabytes: unbounded, the connections' decompressions at
-// once held a gigabyte), small ones do not, and every message is recorded
-// whole, in its connection's order, with no connection stuck behind
-// another's.
+// wait for their turn (a few kilobytes of zeros inflate to megabytes: the
+// connections' decompressions at once held a gigabyte), small ones do not,
+// and every message is recorded whole, in its connection's order, with no
+// connection stuck behind another's (the turns cannot deadlock).
 func TestProxyInflatesLargeMessagesOneAtATime(t *testing.T) {
 	testkit.CheckLeaks(t)
 	up := startEchoUpstream(t, websocket.CompressionContextTakeover)
@@ -83,5 +84,44 @@ func TestProxyInflatesLargeMessagesOneAtATime(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages recorded per connection and direction, 0 for the small one (-want +got):\n%s", diff)
+	}
+}
+
+// TestInflateOrder: a ticket's turn comes once every ticket before it is
+// done, in whatever order they finish, and the finished set does not grow.
+func TestInflateOrder(t *testing.T) {
+	o := newInflateOrder()
+	w, err := bundle.Create(filepath.Join(t.TempDir(), "b.zst"), bundle.Header{Tool: "wireproof test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := New(w, nil)
+	defer rec.Close()
+	for want := range uint64(4) {
+		res, ticket := o.reserve(rec)
+		res.Cancel()
+		if ticket != want {
+			t.Fatalf("ticket %d, want %d", ticket, want)
+		}
+	}
+	turned := make(chan struct{})
+	go func() {
+		o.wait(3)
+		close(turned)
+	}()
+	o.done(2) // out of order: 0 and 1 are not done
+	o.done(0)
+	select {
+	case <-turned:
+		t.Fatal("ticket 3's turn came before ticket 1 was done")
+	default:
+	}
+	o.done(1)
+	<-turned
+	o.done(3)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.low != 4 || len(o.finished) != 0 {
+		t.Errorf("after every ticket is done: low %d, %d finished kept; want 4 and none", o.low, len(o.finished))
 	}
 }

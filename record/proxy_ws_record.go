@@ -40,6 +40,7 @@ type wsItem struct {
 	ev      *bundle.Event
 	held    int64
 	inflate bool
+	ticket  uint64 // with inflate: its turn (inflateOrder)
 	big     []byte // the buffer of a big message, given back once written
 }
 
@@ -199,9 +200,13 @@ func (q *wsQueue) run() {
 		q.mu.Unlock()
 		for i := range batch {
 			it := &batch[i]
-			shared := false
+			large := false
 			if it.inflate {
-				shared = q.inflate[dirIndex(it.ev.Dir)].message(it.ev, q.rl.p.maxMsg, q.rl.p.inflating)
+				order, ticket := q.rl.p.inflates, it.ticket
+				large = q.inflate[dirIndex(it.ev.Dir)].message(it.ev, q.rl.p.maxMsg, func() { order.wait(ticket) })
+				if !large {
+					order.done(ticket)
+				}
 			}
 			held := it.held
 			if it.big != nil {
@@ -215,21 +220,23 @@ func (q *wsQueue) run() {
 				// returns once the writer has written or dropped it), and
 				// the traffic still flows: its buffer is reused as well,
 				// rather than a new one mapped for every big message.
-				res, ev, big := it.res, it.ev, it.big
+				res, ev, big, ticket := it.res, it.ev, it.big, it.ticket
 				bigs.Go(func() {
 					_ = res.EmitWritten(ev)
+					if large {
+						q.rl.p.inflates.done(ticket)
+					}
 					if rec.Retains() {
 						big = nil
 					}
 					q.giveBig(big)
 				})
+			} else if large {
+				// Written before the next large decompression begins.
+				_ = it.res.EmitWritten(it.ev)
+				q.rl.p.inflates.done(it.ticket)
 			} else {
 				_ = it.res.Emit(it.ev)
-			}
-			if shared {
-				// Emit has encoded the message (and does not wait for
-				// other places): the next large decompression may begin.
-				<-q.rl.p.inflating
 			}
 			*it = wsItem{}
 			if held > 0 {
@@ -270,28 +277,12 @@ type wsInflater struct {
 	broken   string // why the messages of this direction can no longer be decompressed
 }
 
-// inflateShared is how much a message may decompress to before its
-// decompression needs the proxy's one slot for a large one (shared): a
-// message of a few kilobytes can inflate to the recording limit (64 MiB of
-// zeros from 64 KiB), and each connection decompresses on a goroutine of its
-// own, so without the slot a few hundred kilobytes sent on a few connections
-// at once held a gigabyte of the proxy's memory. With it, one large
-// decompression and its encoding are in memory at a time; the others wait
-// for it, and their connections' relays go on until their recordings hold
-// wsQueueMax bytes (then they wait too).
-const inflateShared = 1 << 20
-
-// inflateShares counts the decompressions that took the shared slot, in the
-// process (for the tests).
-var inflateShares atomic.Int64
-
 // message replaces ev's compressed body with the message it carries, up to
 // limit bytes (the rest is counted in ev.Size and ev is marked Truncated).
 // A message that cannot be decompressed is recorded as it came, with Err.
-// Once it has inflated to inflateShared bytes it waits to take the slot
-// shared (a channel of capacity one) and reports that it took it: the
-// caller gives it back once the event is encoded.
-func (in *wsInflater) message(ev *bundle.Event, limit int64, shared chan struct{}) (took bool) {
+// Once it has inflated to inflateShared bytes it calls turn, which waits
+// for its turn (inflateOrder), and reports that it is large.
+func (in *wsInflater) message(ev *bundle.Event, limit int64, turn func()) (large bool) {
 	if in.broken != "" {
 		ev.Err = in.broken
 		return false
@@ -319,7 +310,7 @@ func (in *wsInflater) message(ev *bundle.Event, limit int64, shared chan struct{
 	}
 	var out bytes.Buffer
 	out.Grow(min(4*len(ev.Body.Data)+64, int(limit)))
-	lb := &limitedBuffer{b: &out, limit: limit, keepTail: in.takeover, shared: shared}
+	lb := &limitedBuffer{b: &out, limit: limit, keepTail: in.takeover, turn: turn}
 	n, err := io.Copy(lb, in.fr)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		in.broken = "cannot decompress: " + err.Error()
@@ -366,19 +357,19 @@ type limitedBuffer struct {
 	keepTail bool
 	tail     []byte
 
-	// shared, if not nil, is taken (sent to) once inflateShared bytes are
-	// written, and took says it was.
-	shared  chan struct{}
+	// turn, if not nil, is called once inflateShared bytes are written,
+	// and took says it was.
+	turn    func()
 	took    bool
 	written int64
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
 	n := len(p)
-	if l.written += int64(n); l.written > inflateShared && l.shared != nil && !l.took {
-		l.shared <- struct{}{}
-		l.took = true
+	if l.written += int64(n); l.written > inflateShared && l.turn != nil && !l.took {
 		inflateShares.Add(1)
+		l.turn()
+		l.took = true
 	}
 	room := l.limit - int64(l.b.Len())
 	if room > 0 {

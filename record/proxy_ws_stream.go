@@ -291,7 +291,9 @@ func (s *wsStream) recordMessage(ev *bundle.Event) {
 	switch {
 	case s.msgBig:
 		// Bounded by the big slots, not by the queue's bytes.
-		rl.q.push(wsItem{res: rl.p.rec.Reserve(), ev: ev, inflate: s.msgDefl, big: s.msg})
+		it := rl.item(ev, 0, s.msgDefl)
+		it.big = s.msg
+		rl.q.push(it)
 	case s.msgDefl:
 		rl.record(ev, int64(len(s.msg)), true)
 	default:
