@@ -28,7 +28,7 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		miss := Miss{Kind: "http exchange", Request: r.Method + " " + r.URL.RequestURI(),
 			Reason: "its body could not be read: " + err.Error()}
-		p.addMiss(miss)
+		miss = p.addMiss(miss)
 		w.Header().Set("X-Wireproof-Playback", "miss")
 		http.Error(w, miss.String(), code)
 		return
@@ -59,7 +59,7 @@ func (p *Player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p.ids.mu.Unlock()
 
 	if i < 0 {
-		p.addMiss(miss)
+		miss = p.addMiss(miss)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Wireproof-Playback", "miss")
 		w.WriteHeader(http.StatusNotFound)

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wireproof/wireproof/internal/scrub"
+	"github.com/wireproof/wireproof/redact"
+	"github.com/wireproof/wireproof/t3"
 )
 
 // Miss is a request playback could not answer from the recording.
@@ -287,4 +291,35 @@ func oneLine(s string, max int) string {
 		s = s[:max] + "..."
 	}
 	return s
+}
+
+// maxMissText bounds each text of a miss as it is kept and told.
+const maxMissText = 2048
+
+// told returns m as playback keeps and tells it: each text with every
+// value of a token field redacted (the request's ?token=, an RPC payload's
+// token, as the -o recording redacts them), then cut to maxMissText bytes
+// (missText).
+func (m Miss) told() Miss {
+	for _, s := range []*string{&m.Request, &m.Closest, &m.Diff, &m.Reason} {
+		*s = missText(*s)
+	}
+	return m
+}
+
+// missText redacts s and cuts it to maxMissText bytes, at a character's
+// start, saying how long it was.
+func missText(s string) string {
+	if s == "" {
+		return s
+	}
+	s = redact.Text(s, &redact.Options{TokenFields: t3.TokenFields})
+	if len(s) <= maxMissText {
+		return s
+	}
+	cut := maxMissText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "... (" + strconv.Itoa(len(s)) + " bytes)"
 }

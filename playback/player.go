@@ -133,7 +133,12 @@ func (p *Player) Report() Report {
 	return r
 }
 
-func (p *Player) addMiss(m Miss) {
+// It returns the miss as it is kept and told (to the client, OnMiss, the
+// report): its texts with credentials redacted and cut to maxMissText bytes
+// (missText), so a client flooding playback with megabyte paths grows
+// neither the report nor what is printed.
+func (p *Player) addMiss(m Miss) Miss {
+	m = m.told()
 	p.mu.Lock()
 	p.report.Missed++
 	if len(p.report.Misses) < MaxListedMisses {
@@ -143,6 +148,7 @@ func (p *Player) addMiss(m Miss) {
 	if p.opts.OnMiss != nil {
 		p.opts.OnMiss(m)
 	}
+	return m
 }
 
 func (p *Player) played(repeated bool) {

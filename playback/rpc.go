@@ -72,7 +72,7 @@ func (s *session) clientMessage(now time.Time, raw []byte) {
 func (s *session) malformed(summary, reason string) {
 	miss := Miss{Kind: "message", Request: summary,
 		Reason: reason + " (on a connection recorded as " + s.sc.conn.ID + ")"}
-	s.p.addMiss(miss)
+	miss = s.p.addMiss(miss)
 	text := miss.String()
 	if s.sc.proto == protoJSONRPC {
 		b, _ := json.Marshal(struct {
@@ -139,7 +139,7 @@ func (s *session) request(now time.Time, m effectrpc.Message, id json.RawMessage
 	}
 	p.ids.mu.Unlock()
 	if i < 0 {
-		p.addMiss(miss)
+		miss = p.addMiss(miss)
 		s.send(s.missReply(id, miss))
 		return
 	}

@@ -56,6 +56,16 @@ type Server struct {
 	closeErr  error
 }
 
+// headerTimeout bounds how long a client may take to send a request's
+// header, and idleTimeout how long a kept-alive connection may wait for its
+// next request (as on the recording proxy's server): a client that sends
+// half a header (slowloris) no longer holds its connection forever.
+// Variables for the tests.
+var (
+	headerTimeout = 30 * time.Second
+	idleTimeout   = 5 * time.Minute
+)
+
 // Serve serves rec until Close. ctx only bounds setting up.
 func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, error) {
 	var o ServeOptions
@@ -90,7 +100,7 @@ func Serve(ctx context.Context, rec *Recording, opts *ServeOptions) (*Server, er
 		}
 	}
 	s.Player = New(rec, &o.Options)
-	s.inner = &http.Server{Handler: s.Player}
+	s.inner = &http.Server{Handler: s.Player, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout}
 	addr := o.Listen
 	if s.rec != nil {
 		addr = "127.0.0.1:0" // the player behind the recording proxy

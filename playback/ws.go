@@ -59,7 +59,7 @@ func (p *Player) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	p.ids.mu.Unlock()
 
 	if i < 0 {
-		p.addMiss(miss)
+		miss = p.addMiss(miss)
 		w.Header().Set("X-Wireproof-Playback", "miss")
 		http.Error(w, miss.String(), http.StatusNotFound)
 		return

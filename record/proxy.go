@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wireproof/wireproof/internal/httphop"
 )
@@ -207,6 +208,17 @@ func Listen(ctx context.Context, addr string, p *Proxy) (*Server, error) {
 // ListenHandler is Listen serving h, a handler in front of p (one that
 // looks at each request before p records it, as wireprooftest's
 // RedactRequest hook does); Close closes p as Listen's server does.
+// headerTimeout bounds how long a client may take to send a request's
+// header, and idleTimeout how long a kept-alive connection may wait for its
+// next request: a client that opens connections and sends half a header
+// (slowloris) no longer holds them forever. Real clients send a header in
+// far less; a WebSocket, once upgraded, is bound by neither. Variables for
+// the tests.
+var (
+	headerTimeout = 30 * time.Second
+	idleTimeout   = 5 * time.Minute
+)
+
 func ListenHandler(ctx context.Context, addr string, p *Proxy, h http.Handler) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -219,7 +231,7 @@ func ListenHandler(ctx context.Context, addr string, p *Proxy, h http.Handler) (
 		URL:   "http://" + ln.Addr().String(),
 		Addr:  ln.Addr(),
 		proxy: p,
-		srv:   &http.Server{Handler: h},
+		srv:   &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout},
 		done:  make(chan error, 1),
 	}
 	go func() { s.done <- s.srv.Serve(ln) }()

@@ -165,6 +165,11 @@ func runPlayback(ctx context.Context, opts playbackOptions, args []string) error
 		}
 	}
 	if err != nil {
+		if opts.output != "" {
+			// Serving went well; what failed is closing the -o recording
+			// (SIGINT is playback's normal end, so not "interrupted").
+			return outputError{opts.output, fmt.Errorf("stopping playback: %w", err)}
+		}
 		return fmt.Errorf("stopping playback: %w", err)
 	}
 	if opts.strict && !rep.Clean() {
