@@ -257,7 +257,7 @@ func (c *Correlator) flushPartial(w *wsConn, ev *bundle.Event, why string) {
 			if d.framing != framingNDJSON {
 				// No ndjson line ever ended on this side: what it sent was
 				// never the start of one, just not JSON ("hello").
-				err = fmt.Errorf("not an RPC message: what was sent from seq %d on (%d bytes) is not JSON, and no newline ended it as an ndjson line before %s", d.bufSeq, len(d.buf), why)
+				err = d.notJSON(why)
 			}
 			c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: err, Raw: d.buf})
 		}
@@ -289,11 +289,27 @@ func (c *Correlator) endCalls(w *wsConn, ev *bundle.Event, outcome Outcome, why 
 	}
 }
 
+// notJSON is the error for the bytes buffered on a side where no ndjson
+// line ever ended: they were not JSON, and never became a line before why.
+func (d *dirState) notJSON(why string) error {
+	return fmt.Errorf("not an RPC message: what was sent from seq %d on (%d bytes) is not JSON, and no newline ended it as an ndjson line before %s", d.bufSeq, len(d.buf), why)
+}
+
 // frame splits one ws.message into messages according to the direction's framing.
 func (c *Correlator) frame(ev *bundle.Event) {
 	w := c.conn(ev.Conn)
 	d := &w.dirs[dirIndex(ev.Dir)]
 	data := ev.Body.Data
+	if len(d.buf) > 0 && d.framing != framingNDJSON && jsonscan.Valid(data) {
+		// What is buffered never became an ndjson line, and this message
+		// is JSON whole: the buffered bytes were no line's start but junk
+		// ("hello"), which must not swallow the messages after it (a stray
+		// Exit after it went unseen).
+		if w.rpc {
+			c.emit(&Step{Seq: ev.Seq, T: ev.T, Conn: w.id, Err: d.notJSON(fmt.Sprintf("a whole JSON message came (seq %d)", ev.Seq)), Raw: d.buf})
+		}
+		d.buf = nil
+	}
 	if len(d.buf) == 0 && d.framing != framingNDJSON {
 		msgs, err := c.decode(data)
 		if err == nil {

@@ -203,6 +203,14 @@ func TestCorrelator(t *testing.T) {
 			want:   []string{"@4 error: not an RPC message: what was sent from seq 2 on (10 bytes) is not JSON, and no newline ended it as an ndjson line before the socket closed (1006)"},
 		},
 		{
+			name:   "text that is not JSON does not swallow the messages after it",
+			frames: []frame{"open /ws", `<hello`, `<{"_tag":"Exit","requestId":9,"exit":{"_tag":"Success"}}`},
+			want: []string{
+				"@3 error: not an RPC message: what was sent from seq 2 on (5 bytes) is not JSON, and no newline ended it as an ndjson line before a whole JSON message came (seq 3)",
+				"@3 error: Exit for id 9: no open call with this id",
+			},
+		},
+		{
 			name:   "a socket that is not RPC is ignored",
 			frames: []frame{"open /events", `<hello`, `<{"x":1}`},
 			want:   nil,
