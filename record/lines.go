@@ -2,12 +2,17 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
+
+	"github.com/wireproof/wireproof/redact"
 )
 
 // MaxLineBytes is the default cap on one recorded line. A longer line is
-// recorded as several events of at most this many bytes each, so a process that
-// writes without newlines can never make the recorder buffer without bound.
+// recorded as several events of about this many bytes each (a piece may end
+// earlier, or run on by the tail carried from the piece before it, where a
+// secret could straddle the cut), so a process that writes without newlines
+// can never make the recorder buffer without bound.
 const MaxLineBytes = 1 << 20
 
 // lineEnd says how a piece of a stream emitted by lineSplitter ended.
@@ -43,18 +48,28 @@ func (e lineEnd) attrs() json.RawMessage {
 // sequence where one starts close to the cap, so text stays text. Memory is
 // bounded by max. The slice given to emit is only valid during the call.
 //
+// With a Redactor, the pieces of a line longer than max are also cut so that
+// no secret of it (in any spelling it redacts) nor token field is split
+// between two pieces: each piece passes through a redact.Stream, the tail
+// that may begin one moves on to the start of the next piece, and the last
+// piece of the line gets what is held. A piece can then be up to the
+// Stream's hold-back longer than max, and a piece held whole is not emitted
+// (the next one carries it). The pieces still rebuild the line.
+//
 // A lineSplitter is not safe for concurrent use.
 type lineSplitter struct {
 	max  int
 	buf  []byte // the start of an unfinished line, len(buf) <= max
 	emit func(line []byte, end lineEnd)
+	red  *redact.Redactor // cuts the pieces of a long line; nil: cut at max
+	long *redact.Stream   // the pieces of the current line, once it is past max
 }
 
-func newLineSplitter(max int, emit func(line []byte, end lineEnd)) *lineSplitter {
+func newLineSplitter(max int, red *redact.Redactor, emit func(line []byte, end lineEnd)) *lineSplitter {
 	if max <= 0 {
 		max = MaxLineBytes
 	}
-	return &lineSplitter{max: max, emit: emit}
+	return &lineSplitter{max: max, red: red, emit: emit}
 }
 
 // Write feeds p to the splitter. It never fails.
@@ -77,7 +92,7 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 		p = p[limit:]
 		cut := cutPoint(s.buf)
 		rest := append([]byte(nil), s.buf[cut:]...)
-		s.emit(s.buf[:cut], endCap)
+		s.piece(s.buf[:cut], endCap)
 		s.buf = append(s.buf[:0], rest...)
 	}
 	return n, nil
@@ -85,8 +100,8 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 
 // Flush emits an unfinished last line, if any, as the end of the stream.
 func (s *lineSplitter) Flush() {
-	if len(s.buf) > 0 {
-		s.emit(s.buf, endEOF)
+	if len(s.buf) > 0 || s.long != nil {
+		s.piece(s.buf, endEOF)
 		s.buf = s.buf[:0]
 	}
 }
@@ -94,12 +109,36 @@ func (s *lineSplitter) Flush() {
 // emitJoined emits the buffered start of a line followed by tail.
 func (s *lineSplitter) emitJoined(tail []byte, end lineEnd) {
 	if len(s.buf) == 0 {
-		s.emit(tail, end)
+		s.piece(tail, end)
 		return
 	}
 	s.buf = append(s.buf, tail...)
-	s.emit(s.buf, end)
+	s.piece(s.buf, end)
 	s.buf = s.buf[:0]
+}
+
+// piece emits b, which ends as end says: as it is, or, for a line cut at
+// the cap when there is a Redactor, with the tail that may begin a secret
+// held until the next piece of the line.
+func (s *lineSplitter) piece(b []byte, end lineEnd) {
+	if s.red == nil || end != endCap && s.long == nil {
+		s.emit(b, end)
+		return
+	}
+	if s.long == nil {
+		s.long = redact.NewStream(s.red)
+	}
+	b = s.long.Next(b)
+	if end == endCap {
+		if len(b) > 0 {
+			s.emit(b, end)
+		}
+		return
+	}
+	// The line ends here: nothing follows that could end a secret.
+	b = append(slices.Clip(b), s.long.Flush(true)...)
+	s.long = nil
+	s.emit(b, end)
 }
 
 // indexNewline returns the index of the first '\n' among the first limit+1

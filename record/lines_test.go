@@ -20,7 +20,7 @@ type piece struct {
 // it emitted.
 func split(max int, chunks ...string) []piece {
 	var got []piece
-	s := newLineSplitter(max, func(line []byte, end lineEnd) {
+	s := newLineSplitter(max, nil, func(line []byte, end lineEnd) {
 		got = append(got, piece{string(line), end})
 	})
 	for _, c := range chunks {

@@ -2,11 +2,13 @@ package record
 
 import (
 	"bufio"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 	// The process and tap tests supervise real processes: this test binary
 	// re-executed in one of these modes.
 	helpers := map[string]func() int{}
-	for _, mode := range []string{"lines", "fd3", "ignore-term", "grandchild", "sleeper", "early-exit", "never-ready", "ndjson-peer", "supervisor"} {
+	for _, mode := range []string{"lines", "fd3", "ignore-term", "grandchild", "sleeper", "early-exit", "never-ready", "ndjson-peer", "supervisor", "print-hex"} {
 		helpers[mode] = func() int { return runHelper(mode) }
 	}
 	testkit.Main(m, &testkit.Options{Helpers: helpers})
@@ -86,9 +88,34 @@ func runHelper(mode string) int {
 		return ndjsonPeer(os.Stdin, out)
 	case "supervisor":
 		return supervisor(out)
+	case "print-hex":
+		return printHex(os.Args[2:], out, errw)
 	}
 	fmt.Fprintf(errw, "unknown helper mode %q\n", mode)
 	return 2
+}
+
+// printHex writes each of args, "o:N:HEX" or "e:N:HEX", as a line to out
+// (o, N bytes "y" before the text) or errw (e, N bytes "z" before it): the
+// text is given hex-encoded, so what it holds is not in the helper's argv.
+func printHex(args []string, out, errw io.Writer) int {
+	for _, a := range args {
+		w, fill := out, "y"
+		if strings.HasPrefix(a, "e:") {
+			w, fill = errw, "z"
+		}
+		n, text, _ := strings.Cut(a[2:], ":")
+		count, err := strconv.Atoi(n)
+		b, err2 := hex.DecodeString(text)
+		if err != nil || err2 != nil {
+			fmt.Fprintln(errw, "print-hex: bad argument", a)
+			return 2
+		}
+		if _, err := io.WriteString(w, strings.Repeat(fill, count)+string(b)+"\n"); err != nil {
+			return 1
+		}
+	}
+	return 0
 }
 
 // ndjsonPeer answers NDJSON requests on stdin like a provider process speaking

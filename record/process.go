@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/bundle"
+	"github.com/wireproof/wireproof/redact"
 )
 
 // Defaults of ProcessOptions.
@@ -57,11 +58,16 @@ type ProcessOptions struct {
 	StopGrace time.Duration
 
 	// Redact lists strings replaced by [REDACTED] in log lines (and argv)
-	// before they are emitted: the bootstrap token.
+	// before they are emitted: the bootstrap token. When the Emitter is a
+	// *Recorder they are added to its secrets (AddSecret), so they are
+	// redacted in every event and spelling it redacts.
 	Redact []string
 
-	// MaxLine caps one proc.log event; longer lines are split. Default
-	// MaxLineBytes.
+	// MaxLine caps one proc.log event; longer lines are split, never inside
+	// a secret (of Redact, or one the Recorder knows or learns, in any
+	// spelling, or a token field): the tail of a piece that may begin one
+	// goes to the start of the next, so a piece may be longer than MaxLine
+	// by that tail. Default MaxLineBytes.
 	MaxLine int
 }
 
@@ -138,6 +144,7 @@ type Process struct {
 	wait  func() error // cmd.Wait (on unix on the goroutine that started it: StartTied)
 	group *procGroup   // ends the process's group: procgroup_unix.go, procgroup_windows.go
 	start time.Time
+	red   *redact.Redactor // cuts the pieces of a line longer than MaxLine
 
 	ready     chan struct{} // closed when the ready line was seen
 	readyOnce sync.Once
@@ -179,6 +186,18 @@ func StartProcess(ctx context.Context, em Emitter, opts *ProcessOptions) (*Proce
 	}
 	p.opts.Argv = append([]string(nil), opts.Argv...)
 	p.name = cmp.Or(opts.Name, "server")
+	// A line longer than MaxLine is cut where no secret the recording
+	// redacts can straddle the cut: the Recorder's secrets, which learn
+	// token fields, with Redact among them; or, with another Emitter, which
+	// redacts nothing, Redact's alone.
+	if rec, ok := em.(*Recorder); ok {
+		for _, s := range opts.Redact {
+			rec.AddSecret(s)
+		}
+		p.red = rec.red
+	} else {
+		p.red = redact.New(opts.Redact, []string{})
+	}
 	if p.opts.ReadyTimeout <= 0 {
 		p.opts.ReadyTimeout = DefaultReadyTimeout
 	}
@@ -314,7 +333,7 @@ func (p *Process) killGroup() {
 // line as proc.ready, until EOF.
 func (p *Process) readLines(r *os.File, typ string) {
 	defer r.Close()
-	s := newLineSplitter(p.opts.MaxLine, func(line []byte, end lineEnd) {
+	s := newLineSplitter(p.opts.MaxLine, p.red, func(line []byte, end lineEnd) {
 		raw := string(line)
 		text := p.redact(raw)
 		p.mu.Lock()

@@ -34,7 +34,6 @@ type tap struct {
 
 	mu      sync.Mutex // serialises bytes through the splitter, and guards emitErr
 	split   *lineSplitter
-	long    *redact.Stream    // the pieces of a line longer than MaxLineBytes
 	deltas  *redact.Deltas    // the lines, a text streamed as deltas redacted joined
 	held    []json.RawMessage // the attrs of the lines deltas holds, in order
 	ended   bool
@@ -43,28 +42,19 @@ type tap struct {
 
 func newTap(em Emitter, name string, dir bundle.Dir) *tap {
 	t := &tap{em: em, name: name, dir: dir}
-	t.split = newLineSplitter(MaxLineBytes, t.emitLine)
+	// A line longer than MaxLineBytes is recorded in pieces: when recording
+	// through a Recorder, they are cut so that no secret is split between
+	// two pieces (the tail that could begin one moves on to the next piece).
+	var red *redact.Redactor
+	if rec, ok := em.(*Recorder); ok {
+		red = rec.red
+	}
+	t.split = newLineSplitter(MaxLineBytes, red, t.emitLine)
 	return t
 }
 
 // emitLine is called with t.mu held.
 func (t *tap) emitLine(line []byte, end lineEnd) {
-	// A line longer than MaxLineBytes is recorded in pieces: when recording
-	// through a Recorder, they pass through a bodyStream so that no secret
-	// is cut between two pieces (the tail that could begin one moves on to
-	// the next piece).
-	if rec, ok := t.em.(*Recorder); ok && (end == endCap || t.long != nil) {
-		if t.long == nil {
-			t.long = redact.NewStream(rec.red)
-		}
-		line = slices.Clone(t.long.Next(line))
-		if end != endCap {
-			line = append(line, t.long.Flush(true)...)
-			t.long = nil
-		} else if len(line) == 0 {
-			return
-		}
-	}
 	if rec, ok := t.em.(*Recorder); ok {
 		// A text streamed as deltas over lines (Codex's
 		// item/agentMessage/delta, the Claude CLI's stream_event) is
