@@ -212,6 +212,12 @@ func (r *Recorder) emitNoWait(ev *bundle.Event) (written bool) {
 // prepare redacts ev with the secrets known now and encodes it for the
 // writer; both need no lock.
 func (r *Recorder) prepare(ev *bundle.Event) (*redact.Set, *bundle.Encoded, error) {
+	if ev.Truncated && ev.Kind == bundle.KindWSMessage {
+		// A message cut at the recording limit: as at the body cap, the
+		// tail that may begin a secret or a token field, whose end is not
+		// recorded, is dropped (a Stream cut short).
+		ev.Body.Data = redact.NewStream(r.red).Next(ev.Body.Data)
+	}
 	set := r.red.Snapshot()
 	r.red.Event(ev, set)
 	if ev.Kind == bundle.KindWSMessage && !ev.Body.Binary && !r.wsText.Load() {
