@@ -54,6 +54,13 @@ type Options struct {
 	OutDir        string // evidence directory; empty: a new directory under the system temp dir
 	Iteration     int    // the iteration number of this run within a suite (names the files)
 
+	// Redact lists secrets replaced by [REDACTED] wherever they occur in the
+	// recording, in every spelling the recorder knows (docs/redaction.md),
+	// as `wireproof record --redact` does. Besides them a run always redacts
+	// the values of its environment's credential variables
+	// (CredentialEnv), which the server inherits and may log.
+	Redact []string
+
 	// Stdout receives the plain progress lines; Status, if set, receives the
 	// live status line (a terminal). Nil means io.Discard.
 	Stdout io.Writer

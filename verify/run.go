@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,6 +117,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	bootstrapToken := rand.Text()
+	secrets := append([]string{bootstrapToken}, runSecrets(opts)...)
 	secret := "RESULT_" + t3.NewUUID()
 	gatePath := "/" + t3.NewUUID()
 	port, err := reservePort()
@@ -144,7 +146,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Manifest: bundle.Manifest{
 			Scenario: string(opts.Scenario), Provider: opts.Provider, Model: opts.Model,
 			Revision: repo.Revision, Dirty: repo.Dirty,
-			Commands: [][]string{redactArgs(argv, bootstrapToken)},
+			Commands: [][]string{redactArgs(argv, secrets)},
 			Options: map[string]string{
 				"timeout":       opts.Timeout.String(),
 				"failGate":      fmt.Sprint(opts.FailGate),
@@ -170,11 +172,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.ModelUpstream != "" {
 		header.Manifest.Options["modelUpstream"] = opts.ModelUpstream
 	}
+	if len(opts.Redact) > 0 {
+		// Counted, never listed, as record's manifest does.
+		header.Manifest.Options["redact"] = fmt.Sprintf("%d secrets", len(opts.Redact))
+	}
 	w, err := bundle.Create(res.Bundle, header, nil)
 	if err != nil {
 		return nil, outputErr(res.Bundle, err)
 	}
-	redact := redaction(bootstrapToken)
+	redact := redaction(secrets)
 	if cli != nil {
 		redact.Redact = append(redact.Redact, cli.apiKey)
 	}
@@ -203,7 +209,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r := &run{
 		opts: opts, rec: rec, live: live, argv: argv, bootstrap: bootstrapJSON,
-		bootstrapToken: bootstrapToken, secret: secret, gatePath: gatePath,
+		bootstrapToken: bootstrapToken, secrets: secrets, secret: secret, gatePath: gatePath,
 		origin: fmt.Sprintf("http://127.0.0.1:%d", port), ws: ws, started: time.Now(),
 		writer: w, cli: cli, cassette: tape,
 	}
@@ -321,6 +327,7 @@ type run struct {
 	argv           []string
 	bootstrap      []byte
 	bootstrapToken string
+	secrets        []string // redacted from the start: the bootstrap token, Options.Redact, the environment's credentials
 	secret         string
 	gatePath       string
 	origin         string
@@ -601,7 +608,7 @@ func (r *run) startServer(ctx, bg context.Context) error {
 		ReadyLine:    t3.ReadyLogLine,
 		ReadyTimeout: ReadyTimeout,
 		StopGrace:    StopGrace,
-		Redact:       []string{r.bootstrapToken},
+		Redact:       r.secrets,
 	})
 	if err != nil {
 		return err
@@ -724,23 +731,23 @@ func trimError(err error) string {
 	return strings.TrimSpace(s)
 }
 
-// redactArgs returns argv with the bootstrap token, T3's token fields and any
+// redactArgs returns argv with the run's secrets, T3's token fields and any
 // URL's userinfo password replaced, for the manifest.
-func redactArgs(argv []string, secret string) []string {
+func redactArgs(argv []string, secrets []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = redact.Text(a, &redact.Options{Secrets: []string{secret}, TokenFields: t3.TokenFields})
+		out[i] = redact.Text(a, &redact.Options{Secrets: secrets, TokenFields: t3.TokenFields})
 	}
 	return out
 }
 
-// redaction is how a run's recording redacts: the bootstrap token, and the
-// values of T3's token fields (t3 owns the protocol contract, and with it the
+// redaction is how a run's recording redacts: the run's secrets (the
+// bootstrap token first, runSecrets), and the values of T3's token fields (t3 owns the protocol contract, and with it the
 // names of its credential fields, the generic ones among them); redactArgs
 // redacts the same way.
-func redaction(bootstrapToken string) *record.Options {
+func redaction(secrets []string) *record.Options {
 	return &record.Options{
-		Redact:      []string{bootstrapToken},
+		Redact:      slices.Clip(secrets), // appended to per run
 		TokenFields: t3.TokenFields,
 	}
 }

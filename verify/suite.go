@@ -143,6 +143,7 @@ func runChild(ctx context.Context, exe string, opts Options, scenario assert.Sce
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdout, cmd.Stderr = opts.Stdout, os.Stderr
+	cmd.Env = suiteEnv(opts.Redact) // the secrets, off the child's command line
 	if opts.Status != nil {
 		cmd.Stderr = opts.Status
 	}

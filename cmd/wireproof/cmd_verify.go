@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +45,7 @@ type verifyOptions struct {
 	upstream  string
 	modelCA   string
 	realModel bool
+	redact    []string
 	// serverCmdSet: --server-cmd was given, so an empty value is a mistake,
 	// not the embedded fixture server.
 	serverCmdSet bool
@@ -95,6 +98,13 @@ and starts the embedded fixture server with it (bootstrap "serialization"); a
 real server must be configured for it (RpcSerialization.layerNdjson), since
 Effect does not negotiate it.
 
+--redact SECRET (repeatable) replaces a secret by [REDACTED] wherever it occurs
+in the recording, in every spelling, as 'wireproof record --redact' does. The
+values (8 bytes or longer) of the environment's credential variables, which the
+server inherits, are redacted without it: names ending in API_KEY, APIKEY,
+TOKEN, SECRET, SECRET_KEY, ACCESS_KEY or PRIVATE_KEY, or holding PASSWORD or
+PASSWD, in any case (docs/redaction.md).
+
 --out s3://bucket/prefix records into a local spool directory as usual and
 uploads the files when the run is over, each bundle with object metadata and
 tags (scenario, status, check, revision, provider, model, iteration). An upload
@@ -122,6 +132,7 @@ exits 5; 'wireproof upload' (or the next run to object storage) sends them.
 	f.BoolVar(&opts.failGate, "fail-gate", false, "make the gate answer 503 instead of the result")
 	f.BoolVar(&opts.scripted, "scripted-provider", false, "run the server's Claude sessions on 'wireproof provider claude' (a scripted claude first on its PATH and as its binaryPath setting): no credentials needed")
 	f.StringVar(&opts.cli, "provider-cli", "", "run the server's Claude sessions on the real Claude Code CLI at this path, against wireproof's scripted model API (docs/providers.md): no credentials needed, Node not needed by wireproof")
+	f.StringArrayVar(&opts.redact, "redact", nil, "a secret to replace by [REDACTED] wherever it occurs in the recording (repeatable); the values of credential variables of the environment (*_API_KEY, *_TOKEN, *_SECRET, *PASSWORD*, ...) always are")
 	f.StringArrayVar(&opts.cassette, "model-cassette", nil, "with --provider-cli: answer the CLI's model calls from the model calls recorded in this bundle or directory of bundles (repeatable) instead of the scripted model")
 	f.BoolVar(&opts.fast, "model-fast", false, "with --model-cassette: play the recorded answers at once instead of at their recorded pace")
 	f.BoolVar(&opts.strict, "strict", false, "with --model-cassette and one --scenario: exit 4 if a model call matched no recorded one")
@@ -167,6 +178,10 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 	if o.fast && len(o.cassette) == 0 {
 		return usageError{errors.New("invalid --model-fast: it needs --model-cassette")}
 	}
+	secrets, err := suiteSecrets(o.redact)
+	if err != nil {
+		return err
+	}
 	keep, err := spool.ParseKeep(o.keepRuns)
 	if err != nil {
 		return usageError{err}
@@ -198,6 +213,7 @@ func runVerify(ctx context.Context, o verifyOptions, stdout, stderr io.Writer) e
 		Iteration:        o.iteration,
 		KeepWorkspace:    o.keep,
 		KeepPatch:        o.keepPatch,
+		Redact:           secrets,
 		Stdout:           stdout,
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -308,6 +324,22 @@ func writeServerOutput(w io.Writer, lines []string) {
 	for _, l := range lines {
 		fmt.Fprintf(w, "    | %s\n", l)
 	}
+}
+
+// suiteSecrets are the --redact values and, in a suite's run, the suite's
+// (verify.RedactEnv), which it takes out of the environment so the server
+// does not inherit them.
+func suiteSecrets(flags []string) ([]string, error) {
+	v, ok := os.LookupEnv(verify.RedactEnv)
+	if !ok {
+		return flags, nil
+	}
+	os.Unsetenv(verify.RedactEnv)
+	var more []string
+	if err := json.Unmarshal([]byte(v), &more); err != nil {
+		return nil, fmt.Errorf("invalid $%s: want a JSON array of strings: %w", verify.RedactEnv, err)
+	}
+	return append(slices.Clip(flags), more...), nil
 }
 
 func verifyError(err error) error {
