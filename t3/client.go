@@ -49,9 +49,13 @@ type HTTPError struct {
 	Body   []byte
 }
 
+// Error says "t3: POST /oauth/token answered HTTP 502 ...". The client's
+// messages never put a ':' or '=' right after a request's path: one ending
+// in a token field's name (/oauth/token) would read as "token: value" to
+// the redactor, and what follows would be redacted from the verdict.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "t3: %s %s: HTTP %d", e.Method, e.Path, e.Status)
+	fmt.Fprintf(&b, "t3: %s %s answered HTTP %d", e.Method, e.Path, e.Status)
 	if e.Code != "" {
 		fmt.Fprintf(&b, " %s", e.Code)
 	}
@@ -199,7 +203,7 @@ func (c *Client) do(req *http.Request, into any) (*http.Response, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return resp, fmt.Errorf("t3: %s %s: reading body: %w", req.Method, req.URL.Path, err)
+		return resp, fmt.Errorf("t3: the answer to %s %s could not be read: %w", req.Method, req.URL.Path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		he := &HTTPError{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode, Body: body}
@@ -214,7 +218,7 @@ func (c *Client) do(req *http.Request, into any) (*http.Response, error) {
 	}
 	if into != nil {
 		if err := json.Unmarshal(body, into); err != nil {
-			return resp, fmt.Errorf("t3: %s %s: decoding answer: %w", req.Method, req.URL.Path, err)
+			return resp, fmt.Errorf("t3: the answer to %s %s is not the JSON expected: %w", req.Method, req.URL.Path, err)
 		}
 	}
 	return resp, nil

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 			"stdio-echo":    stdioEcho,
 			"jsonrpc-peer":  jsonRPCPeer,
 			"codex-app":     codexApp,
+			"t3-html":       t3HTML,
 		},
 		Setup: func() (func(), error) {
 			dir, err := os.MkdirTemp("", "wireproof-test-")
