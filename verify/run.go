@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -287,10 +288,24 @@ func runName(scenario assert.Scenario, iteration int) string {
 // a bundle is evidence and is never overwritten.
 func checkFree(dir, name string) error {
 	if _, err := os.Stat(filepath.Join(dir, name+".zst")); err == nil {
-		return &OptionError{"--out", dir, "it already holds " + name + ".zst, and a bundle is never overwritten: choose another directory"}
+		return &OutputError{Path: dir, Err: &ExistsError{Name: name + ".zst"}}
 	}
 	return nil
 }
+
+// ExistsError is a bundle a run would write that the output directory
+// already holds (the Err of an *OutputError naming the directory): a bundle
+// is evidence and is never overwritten. It is an fs.ErrExist.
+type ExistsError struct {
+	Name string // the bundle's file name, idle-1.zst
+}
+
+func (e *ExistsError) Error() string {
+	return "it already holds " + e.Name + ", and a bundle is never overwritten: choose another directory"
+}
+
+// Is makes errors.Is(err, fs.ErrExist) true.
+func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
 
 // serverArgs are the arguments the server is started with.
 var serverArgs = []string{"start", "--bootstrap-fd", "3", "--log-level", "debug"}

@@ -488,6 +488,9 @@ func TestSuiteForwardsSerialization(t *testing.T) {
 	}
 }
 
+// TestUsageErrorsExit2: bad flags exit 2. An --out that already holds a
+// bundle is an output not written, exit 6 (TestRunRefusesAnExistingBundle,
+// and cmd/wireproof's TestVerifyRefusesAnExistingBundle).
 func TestUsageErrorsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"verify", "--scenario", "busy"},
@@ -495,8 +498,6 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"verify", "--repeat", "0"},
 		{"verify", "--no-such-flag"},
 		{"verify", "--fault", "no-such-fault"},
-		{"verify", "--scenario", "idle", "--out", "testdata/used-out"},
-		{"verify", "--out", "testdata/used-out"},
 		{"verify", "--serialization", "cbor"},
 		{"verify", "--scenario", "idle", "--provider", "codex"}, // no scripted Codex: it needs --provider-cli
 	} {

@@ -1,0 +1,45 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wireproof/wireproof/verify"
+)
+
+// TestRunRefusesAnExistingBundle: Run and RunSuite refuse an output
+// directory that holds a bundle they would write with an *OutputError
+// naming the directory, whose cause is an *ExistsError naming the bundle
+// (an fs.ErrExist), before anything runs.
+func TestRunRefusesAnExistingBundle(t *testing.T) {
+	tests := []struct {
+		name string
+		have string
+		opts verify.Options
+		run  func(context.Context, verify.Options) error
+	}{
+		{"Run", "idle-2.zst", verify.Options{Scenario: "idle", Iteration: 2},
+			func(ctx context.Context, o verify.Options) error { _, err := verify.Run(ctx, o); return err }},
+		{"RunSuite", "active-4.zst", verify.Options{Scenario: verify.ScenarioAll, Repeat: 4},
+			func(ctx context.Context, o verify.Options) error { _, err := verify.RunSuite(ctx, o); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, tt.have), []byte("evidence"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tt.opts.OutDir = dir
+			err := tt.run(context.Background(), tt.opts)
+			var out *verify.OutputError
+			var exists *verify.ExistsError
+			if !errors.As(err, &out) || out.Path != dir || !errors.As(err, &exists) || exists.Name != tt.have || !errors.Is(err, fs.ErrExist) {
+				t.Fatalf("err = %v (%T); want an *OutputError about %s holding an *ExistsError about %s", err, err, dir, tt.have)
+			}
+		})
+	}
+}
