@@ -287,11 +287,18 @@ func runName(scenario assert.Scenario, iteration int) string {
 // checkFree refuses an output directory that already holds the run's bundle:
 // a bundle is evidence and is never overwritten.
 func checkFree(dir, name string) error {
-	if _, err := os.Stat(filepath.Join(dir, name+".zst")); err == nil {
+	if _, err := osStat(filepath.Join(dir, name+".zst")); err == nil {
 		return &OutputError{Path: dir, Err: &ExistsError{Name: name + ".zst"}}
 	}
 	return nil
 }
+
+// osStat and osReadDir are how the output checks look at the output
+// directory; tests count the calls.
+var (
+	osStat    = os.Stat
+	osReadDir = os.ReadDir
+)
 
 // ExistsError is a bundle a run would write that the output directory
 // already holds (the Err of an *OutputError naming the directory): a bundle

@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,12 +73,8 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 	if opts.Scenario != ScenarioAll {
 		scenarios = []assert.Scenario{opts.Scenario}
 	}
-	for it := 1; it <= opts.Repeat; it++ {
-		for _, sc := range scenarios {
-			if err := checkFree(opts.OutDir, runName(sc, it)); err != nil {
-				return nil, err
-			}
-		}
+	if err := checkSuiteFree(opts.OutDir, scenarios, opts.Repeat); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	res := &SuiteResult{OutDir: opts.OutDir, Results: filepath.Join(opts.OutDir, "results.json")}
@@ -200,4 +199,46 @@ func writeResults(res *SuiteResult) error {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// checkSuiteFree refuses an output directory that already holds a bundle
+// the suite would write, the first in the suite's order, as checkFree does
+// for one run. It reads the directory once: what it costs is what the
+// directory holds, not the suite's length (--repeat 1000000000).
+func checkSuiteFree(dir string, scenarios []assert.Scenario, repeat int) error {
+	entries, err := osReadDir(dir)
+	if err != nil {
+		return outputErr(dir, err)
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	if name := FirstClash(names, scenarios, 1, repeat); name != "" {
+		return &OutputError{Path: dir, Err: &ExistsError{Name: name}}
+	}
+	return nil
+}
+
+// FirstClash returns the first of names (the file names an output holds,
+// idle-3.zst) that is a bundle a suite of scenarios over the iterations
+// first..last would write, first in the order the suite writes them
+// (iteration by iteration, the scenarios in their order); "" if none is.
+// Its cost is that of names, whatever the number of iterations.
+func FirstClash(names []string, scenarios []assert.Scenario, first, last int) string {
+	clash, clashIt, clashSc := "", 0, 0
+	for _, n := range names {
+		base, ok := strings.CutSuffix(n, ".zst")
+		i := strings.LastIndexByte(base, '-')
+		if !ok || i < 0 {
+			continue
+		}
+		sc := assert.Scenario(base[:i])
+		if it, err := strconv.Atoi(base[i+1:]); err != nil || it < first || it > last || runName(sc, it) != base {
+			continue // not a name a run writes (idle-01.zst), or not one of these iterations
+		} else if k := slices.Index(scenarios, sc); k >= 0 && (clash == "" || it < clashIt || (it == clashIt && k < clashSc)) {
+			clash, clashIt, clashSc = n, it, k
+		}
+	}
+	return clash
 }

@@ -48,9 +48,9 @@ func (out *verifyOutput) checkFree(ctx context.Context, o verifyOptions) error {
 	if err != nil {
 		return storageError{err}
 	}
-	have := map[string]bool{}
-	for _, obj := range objs {
-		have[strings.TrimPrefix(obj.Key, out.remote.dest.Dir())] = true
+	have := make([]string, len(objs))
+	for i, obj := range objs {
+		have[i] = strings.TrimPrefix(obj.Key, out.remote.dest.Dir())
 	}
 	scenarios := verify.Scenarios
 	if sc := assert.Scenario(o.scenario); sc != verify.ScenarioAll {
@@ -60,12 +60,10 @@ func (out *verifyOutput) checkFree(ctx context.Context, o verifyOptions) error {
 	if assert.Scenario(o.scenario) != verify.ScenarioAll && o.repeat == 1 {
 		first, last = o.iteration, o.iteration
 	}
-	for it := first; it <= last; it++ {
-		for _, sc := range scenarios {
-			if name := fmt.Sprintf("%s-%d.zst", sc, it); have[name] {
-				return outputError{o.out, fmt.Errorf("it already holds %s, and a bundle is never overwritten: choose another prefix", name)}
-			}
-		}
+	// What the prefix holds, not every name the runs would write: the
+	// check costs the listing, whatever --repeat is.
+	if name := verify.FirstClash(have, scenarios, first, last); name != "" {
+		return outputError{o.out, fmt.Errorf("it already holds %s, and a bundle is never overwritten: choose another prefix", name)}
 	}
 	return nil
 }
