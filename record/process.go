@@ -398,6 +398,15 @@ func (p *Process) Ready(ctx context.Context) error {
 	}
 }
 
+// LastLines returns the last lines the process printed (stdout and stderr,
+// redacted), as ExitedError and ReadyTimeoutError carry them: what a caller
+// whose own deadline ended the wait for the ready line shows of it.
+func (p *Process) LastLines() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastLinesLocked()
+}
+
 func (p *Process) lastLinesLocked() []string {
 	return append([]string(nil), p.lastLines...)
 }

@@ -650,6 +650,11 @@ func (r *run) startServer(ctx, bg context.Context) error {
 		lines = exited.LastLines
 	case errors.As(err, &timedOut):
 		lines = timedOut.LastLines
+	case err != nil && ctx.Err() != nil:
+		// The run's deadline (a --timeout shorter than ReadyTimeout) or an
+		// interrupt ended the wait: the server did not come up either, and
+		// what it printed says why as much as at ReadyTimeout.
+		lines = srv.LastLines()
 	}
 	if lines != nil {
 		out := make([]string, len(lines))

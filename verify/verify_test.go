@@ -679,3 +679,17 @@ func TestServerDiesBeforeReady(t *testing.T) {
 		}
 	}
 }
+
+// A server that never prints its ready line, under a --timeout shorter
+// than ReadyTimeout: the run's deadline ends the wait, and the result still
+// carries what the server printed, as it does at ReadyTimeout.
+func TestServerNeverReadyWithinTimeout(t *testing.T) {
+	res := runOnce(t, verify.Options{Scenario: "idle", Timeout: 2 * time.Second,
+		ServerCmd: "sh -c 'echo hello, I never get ready; exec sleep 60' #"})
+	if diff := cmp.Diff([]string{"hello, I never get ready"}, res.ServerOutput); diff != "" {
+		t.Errorf("server output (-want +got):\n%s", diff)
+	}
+	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckDeadline {
+		t.Errorf("failure %+v, want %s", f, assert.CheckDeadline)
+	}
+}
