@@ -532,7 +532,14 @@ func (r *run) drive(parent context.Context) (interrupted bool) {
 	r.setPhase(replay.PhaseRestarting)
 	r.mark(replay.MarkRestart, replay.RestartMark{ThreadID: sc.threadID})
 	if srv := r.currentServer(); srv != nil {
-		srv.Stop(bg)
+		// An interrupt or the deadline cuts the stop's grace short (SIGKILL
+		// at once) and starts no new server: a server that ignores SIGTERM
+		// kept a Ctrl-C waiting out the whole grace, and then a new server
+		// was started only to be stopped.
+		srv.Stop(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return r.endEarly(parent, ctx, replay.StepRestart, err)
 	}
 	if err := r.startServer(ctx, bg); err != nil {
 		return r.endEarly(parent, ctx, replay.StepRestart, err)

@@ -34,6 +34,12 @@ import (
 // whose verdict replay reproduces, no temporary directory and no live server.
 func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	t.Helper()
+	return runOnceCtx(t, context.Background(), opts)
+}
+
+// runOnceCtx is runOnce under ctx.
+func runOnceCtx(t *testing.T, ctx context.Context, opts verify.Options) *verify.Result {
+	t.Helper()
 	// Nothing the run starts outlives the test: no goroutine, no process.
 	testkit.CheckLeaks(t)
 	tmp := t.TempDir()
@@ -77,7 +83,7 @@ func runOnce(t *testing.T, opts verify.Options) *verify.Result {
 	if opts.Timeout == 0 {
 		opts.Timeout = 60 * time.Second
 	}
-	res, err := verify.Run(context.Background(), opts)
+	res, err := verify.Run(ctx, opts)
 	if err != nil {
 		t.Fatalf("verify.Run: %v", err)
 	}
@@ -691,5 +697,35 @@ func TestServerNeverReadyWithinTimeout(t *testing.T) {
 	}
 	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckDeadline {
 		t.Errorf("failure %+v, want %s", f, assert.CheckDeadline)
+	}
+}
+
+// An interrupt as the restart begins stops the old server at once and
+// starts no new one (it waited out the stop's grace, then started a server
+// only to stop it); the run ends interrupted while restarting.
+func TestInterruptAtRestartStartsNoServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	started := 0
+	res := runOnceCtx(t, ctx, verify.Options{Scenario: "idle", Hooks: &verify.Hooks{
+		ServerStarted: func(int) {
+			mu.Lock()
+			started++
+			mu.Unlock()
+		},
+		Phase: func(p replay.Phase) {
+			if p == replay.PhaseRestarting {
+				cancel()
+			}
+		},
+	}})
+	mu.Lock()
+	defer mu.Unlock()
+	if started != 1 {
+		t.Errorf("%d servers started, want 1: none after the interrupt", started)
+	}
+	if f := res.Verdict.Failure; f == nil || f.Check != assert.CheckInterrupted {
+		t.Errorf("failure %+v, want %s", f, assert.CheckInterrupted)
 	}
 }
