@@ -34,6 +34,9 @@ var (
 // stripReminders removes the <system-reminder> sections the CLI adds to
 // user turns and tool results.
 func stripReminders(s string) string {
+	if !strings.Contains(s, "<system-reminder>") {
+		return strings.TrimSpace(s) // no copy of a long text
+	}
 	return strings.TrimSpace(reminderRe.ReplaceAllString(s, ""))
 }
 

@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/wireproof/wireproof/model/openai"
@@ -80,13 +80,14 @@ func (h *Handler) serveResponses(w http.ResponseWriter, r *http.Request) {
 		openai.WriteError(w, openai.NewError(http.StatusUnauthorized, openai.ErrAuthentication, "You didn't provide an API key: an Authorization header (Bearer) is required.", ""))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
-		openai.WriteError(w, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, "reading the request body: "+err.Error(), ""))
+	body, err := ReadBody(r)
+	var large *BodyTooLargeError
+	switch {
+	case errors.As(err, &large):
+		openai.WriteError(w, openai.NewError(http.StatusRequestEntityTooLarge, openai.ErrInvalidRequest, large.Error(), ""))
 		return
-	}
-	if len(body) > maxBody {
-		openai.WriteError(w, openai.NewError(http.StatusRequestEntityTooLarge, openai.ErrInvalidRequest, fmt.Sprintf("Request exceeds the maximum size of %d bytes", maxBody), ""))
+	case err != nil:
+		openai.WriteError(w, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, "reading the request body: "+err.Error(), ""))
 		return
 	}
 	req, aerr := ParseResponsesRequest(body)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -25,11 +24,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Stream shapes the streamed answers (nil: the defaults).
 	Stream *anthropic.StreamOptions
+	// Limits bound what Start's server holds for its clients (nil: the
+	// defaults).
+	Limits *Limits
 }
-
-// maxBody caps a request body (the CLI's are ~50 KB and grow with the
-// conversation).
-const maxBody = 32 << 20
 
 // Handler serves the Messages API: POST /v1/messages (streamed or not; a
 // query such as ?beta=true is ignored) and POST /v1/messages/count_tokens;
@@ -72,13 +70,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrAuthentication, "x-api-key header is required"))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
-		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrInvalidRequest, "reading the request body: "+err.Error()))
+	body, err := ReadBody(r)
+	var large *BodyTooLargeError
+	switch {
+	case errors.As(err, &large):
+		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrRequestTooLarge, large.Error()))
 		return
-	}
-	if len(body) > maxBody {
-		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrRequestTooLarge, fmt.Sprintf("Request exceeds the maximum size of %d bytes", maxBody)))
+	case err != nil:
+		anthropic.WriteError(w, anthropic.NewError(anthropic.ErrInvalidRequest, "reading the request body: "+err.Error()))
 		return
 	}
 	req, aerr := ParseRequest(body, r.URL.Path == "/v1/messages")
@@ -237,11 +236,12 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 // Server is the scripted model listening on loopback.
 type Server struct {
-	ln   net.Listener
-	srv  *http.Server
-	done chan struct{}
-	err  error
-	once sync.Once
+	ln     net.Listener
+	srv    *http.Server
+	cancel context.CancelFunc // ends the requests' context
+	done   chan struct{}
+	err    error
+	once   sync.Once
 }
 
 // Start listens on addr ("" means 127.0.0.1:0) and serves the model until
@@ -251,13 +251,28 @@ func Start(ctx context.Context, addr string, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Serve(ctx, addr, h)
+	var lim *Limits
+	if opts != nil {
+		lim = opts.Limits
+	}
+	return ServeLimits(ctx, addr, h, lim)
 }
 
 // Serve listens on addr ("" means 127.0.0.1:0) and serves h there until
 // Close or ctx's end: another Messages API than the scripted one (a
-// cassette, package model/cassette) served the same way.
+// cassette, package model/cassette) served the same way, within the
+// default Limits.
 func Serve(ctx context.Context, addr string, h http.Handler) (*Server, error) {
+	return ServeLimits(ctx, addr, h, nil)
+}
+
+// ServeLimits is Serve within lim (nil: the defaults): a connection that
+// does not send its headers in time is closed, and so is one idle for
+// long; a request's body has BodyTimeout to arrive once let in, and
+// requests whose bodies would take the bytes in flight past InFlight wait
+// their turn.
+func ServeLimits(ctx context.Context, addr string, h http.Handler, lim *Limits) (*Server, error) {
+	l := lim.withDefaults()
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -266,7 +281,14 @@ func Serve(ctx context.Context, addr string, h http.Handler) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, srv: &http.Server{Handler: h}, done: make(chan struct{})}
+	base, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{
+		Handler:           newGate(h, l),
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	s := &Server{ln: ln, srv: srv, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -293,6 +315,7 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // Close stops the server, closing its connections, and waits for it.
 func (s *Server) Close() error {
 	s.once.Do(func() {
+		s.cancel()
 		_ = s.srv.Close()
 		<-s.done
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/wireproof/wireproof/internal/jsonscan"
 )
@@ -65,17 +66,32 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 }
 
 // Text joins the text of the content's text blocks (newline-separated).
+// One text block's text is returned as it is, not copied: a request's
+// text can be megabytes, and the scripted model reads it several times.
 func (c Content) Text() string {
-	var b []byte
+	var b strings.Builder
+	n, texts := 0, 0
+	last := ""
 	for _, bl := range c {
 		if bl.Type == BlockText {
-			if len(b) > 0 {
-				b = append(b, '\n')
-			}
-			b = append(b, bl.Text...)
+			n += len(bl.Text)
+			texts++
+			last = bl.Text
 		}
 	}
-	return string(b)
+	if texts <= 1 {
+		return last
+	}
+	b.Grow(n + texts - 1)
+	for _, bl := range c {
+		if bl.Type == BlockText {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(bl.Text)
+		}
+	}
+	return b.String()
 }
 
 // Block is one content block. Which fields mean something depends on Type.

@@ -5,8 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -25,9 +25,6 @@ import (
 // nothing. The recording proxy keeps it, so a bundle shows which model
 // answers were a cassette's misses (check model-cassette-miss).
 const HeaderCassette = protocol.CassetteHeader
-
-// maxBody caps a request body, as the scripted model does.
-const maxBody = 32 << 20
 
 // Options configure a Handler. Nil means defaults.
 type Options struct {
@@ -182,11 +179,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if !model.Routed(w, r) {
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		reason := fmt.Sprintf("its body is over %d bytes", maxBody)
-		if err != nil {
-			reason = "its body could not be read: " + err.Error()
+	body, err := model.ReadBody(r)
+	if err != nil {
+		reason := "its body could not be read: " + err.Error()
+		if errors.As(err, new(*model.BodyTooLargeError)) {
+			reason = fmt.Sprintf("its body is over %d bytes", model.MaxBody)
 		}
 		h.miss(w, Miss{Request: "POST " + r.URL.Path, Reason: reason})
 		return
