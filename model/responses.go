@@ -25,7 +25,13 @@ const MalformedResponsesData = `{"type":"response.output_text.delta","output_ind
 func ParseResponsesRequest(body []byte) (*openai.Request, *openai.APIError) {
 	var req openai.Request
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, describeJSONError(err), "")
+		be := describeJSONError(err, body, openaiPath)
+		e := openai.NewError(http.StatusBadRequest, openai.ErrInvalidRequest, be.Message, be.Param)
+		if be.Param != "" {
+			code := "invalid_type"
+			e.Body.Code = &code
+		}
+		return nil, e
 	}
 	switch {
 	case req.Model == "":

@@ -179,7 +179,7 @@ func cut(w http.ResponseWriter) {
 func ParseRequest(body []byte, messages bool) (*anthropic.Request, *anthropic.APIError) {
 	var req anthropic.Request
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, anthropic.NewError(anthropic.ErrInvalidRequest, describeJSONError(err))
+		return nil, anthropic.NewError(anthropic.ErrInvalidRequest, describeJSONError(err, body, anthropicPath).Message)
 	}
 	switch {
 	case req.Model == "":

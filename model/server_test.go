@@ -161,7 +161,7 @@ func TestServeErrors(t *testing.T) {
 		{"no messages", "POST", "/v1/messages", []byte(`{"model":"m","max_tokens":1,"messages":[]}`), nil, 400, errResp(anthropic.ErrInvalidRequest, "messages: at least one message is required")},
 		{"no max_tokens", "POST", "/v1/messages", []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), nil, 400, errResp(anthropic.ErrInvalidRequest, "max_tokens: Field required (a positive integer)")},
 		{"bad role", "POST", "/v1/messages", []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"robot","content":"hi"}]}`), nil, 400, errResp(anthropic.ErrInvalidRequest, `messages.0.role: Input should be 'user' or 'assistant', not "robot"`)},
-		{"bad content", "POST", "/v1/messages", []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":7}]}`), nil, 400, errResp(anthropic.ErrInvalidRequest, "messages.content: expected a string or an array of content blocks, got a number")},
+		{"bad content", "POST", "/v1/messages", []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":7}]}`), nil, 400, errResp(anthropic.ErrInvalidRequest, "messages.0.content: expected a string or an array of content blocks, got a number")},
 		{"no key", "POST", "/v1/messages", ok, map[string]string{"x-api-key": ""}, 401, errResp(anthropic.ErrAuthentication, "x-api-key header is required")},
 		{"unknown path", "POST", "/v1/complete", ok, nil, 404, errResp(anthropic.ErrNotFound, "Not found: POST /v1/complete")},
 		{"GET", "GET", "/v1/messages", nil, nil, 405, errResp(anthropic.ErrInvalidRequest, "Method GET is not allowed on /v1/messages; use POST")},
