@@ -100,6 +100,10 @@ type gate struct {
 	room *semaphore.Weighted
 }
 
+// admitted, if set (by the tests), is called with a request's weight once
+// the gate has let it in.
+var admitted func(n int64)
+
 func newGate(h http.Handler, lim Limits) *gate {
 	return &gate{h: h, lim: lim, room: semaphore.NewWeighted(lim.InFlight)}
 }
@@ -128,6 +132,9 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.room.Release(n)
+	if admitted != nil {
+		admitted(n)
+	}
 	// The server lifts the deadline once the body is read, to watch the
 	// connection for the client leaving: a long answer keeps its context.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.lim.BodyTimeout))

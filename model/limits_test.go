@@ -83,6 +83,8 @@ func TestServerClosesStalledConnections(t *testing.T) {
 // whole in-flight budget is being read, another waits, and is answered
 // once the first is done.
 func TestServerBoundsBodiesInFlight(t *testing.T) {
+	in := make(chan int64, 2)
+	defer model.SetAdmitted(func(n int64) { in <- n })()
 	s := startLimited(t, &model.Limits{InFlight: model.MaxBody})
 	big, err := net.Dial("tcp", s.Addr())
 	if err != nil {
@@ -92,8 +94,10 @@ func TestServerBoundsBodiesInFlight(t *testing.T) {
 	if _, err := io.WriteString(big, rawRequest(model.MaxBody, false)+"{"); err != nil {
 		t.Fatal(err)
 	}
-	// Let the big request in first (its handler then waits for its body).
-	time.Sleep(200 * time.Millisecond)
+	// The big request is let in first (its handler then waits for its body).
+	if n := <-in; n != model.MaxBody {
+		t.Fatalf("a request of %d bytes was let in first, want the big one", n)
+	}
 
 	answered := make(chan error, 1)
 	go func() {
@@ -114,9 +118,13 @@ func TestServerBoundsBodiesInFlight(t *testing.T) {
 		}
 		answered <- err
 	}()
+	// While the big one holds the budget, the small one is neither let in
+	// nor answered (a wrong gate shows here, if not always at once).
 	select {
 	case err := <-answered:
 		t.Fatalf("the small request was answered (%v) while the big one held the budget", err)
+	case n := <-in:
+		t.Fatalf("a request of %d bytes was let in while the big one held the budget", n)
 	case <-time.After(300 * time.Millisecond):
 	}
 	big.(*net.TCPConn).CloseWrite()
