@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wireproof/wireproof/internal/filelock"
 	"github.com/wireproof/wireproof/verify"
 )
 
@@ -42,4 +43,30 @@ func TestRunRefusesAnExistingBundle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunSuiteRefusesABusyDirectory: while another suite holds an output
+// directory's lock, RunSuite refuses it at once (an *OutputError holding a
+// *BusyError, exit 6) and writes nothing there.
+func TestRunSuiteRefusesABusyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	lock, err := os.OpenFile(filepath.Join(dir, ".wireproof-verify.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := filelock.TryLock(lock); err != nil {
+		t.Fatal(err)
+	}
+	opts := verify.Options{Scenario: "idle", OutDir: dir}
+	_, err = verify.RunSuite(context.Background(), opts)
+	var out *verify.OutputError
+	var busy *verify.BusyError
+	if !errors.As(err, &out) || out.Path != dir || !errors.As(err, &busy) {
+		t.Fatalf("err = %v (%T); want an *OutputError about %s holding a *BusyError", err, err, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused suite wrote results.json (%v)", err)
+	}
+	filelock.Unlock(lock)
+	lock.Close()
 }

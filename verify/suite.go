@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wireproof/wireproof/assert"
+	"github.com/wireproof/wireproof/internal/filelock"
 	"github.com/wireproof/wireproof/record"
 )
 
@@ -73,9 +75,16 @@ func RunSuite(ctx context.Context, opts Options) (*SuiteResult, error) {
 	if opts.Scenario != ScenarioAll {
 		scenarios = []assert.Scenario{opts.Scenario}
 	}
+	// A directory refused for the bundles it holds is left as it was; one
+	// that passes is locked for the suite.
 	if err := checkSuiteFree(opts.OutDir, scenarios, opts.Repeat); err != nil {
 		return nil, err
 	}
+	unlock, err := lockOutDir(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	fmt.Fprintf(opts.Stdout, "Evidence: %s\n", opts.OutDir)
 	res := &SuiteResult{OutDir: opts.OutDir, Results: filepath.Join(opts.OutDir, "results.json")}
 	total, n := opts.Repeat*len(scenarios), 0
@@ -205,6 +214,41 @@ func fileExists(p string) bool {
 // the suite would write, the first in the suite's order, as checkFree does
 // for one run. It reads the directory once: what it costs is what the
 // directory holds, not the suite's length (--repeat 1000000000).
+// outLock is the file in an output directory a suite holds locked while
+// it writes there (internal/filelock: released by the system when the
+// process dies, so a killed suite leaves no stale lock, only the file).
+const outLock = ".wireproof-verify.lock"
+
+// lockOutDir takes dir's lock for the suite, or refuses with an
+// *OutputError wrapping *BusyError while another suite holds it: two
+// suites in one directory each refused the other's bundles mid-suite and
+// overwrote each other's results.json.
+func lockOutDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, outLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, outputErr(dir, err)
+	}
+	if err := filelock.TryLock(f); err != nil {
+		f.Close()
+		return nil, &OutputError{Path: dir, Err: &BusyError{}}
+	}
+	return func() {
+		filelock.Unlock(f)
+		f.Close()
+	}, nil
+}
+
+// BusyError says that another verify suite is writing into the output
+// directory.
+type BusyError struct{}
+
+func (*BusyError) Error() string {
+	return "another wireproof verify suite is writing into it: wait for it, or choose another directory"
+}
+
+// Is makes errors.Is(err, fs.ErrExist) true, as for a bundle already there.
+func (*BusyError) Is(target error) bool { return target == fs.ErrExist }
+
 func checkSuiteFree(dir string, scenarios []assert.Scenario, repeat int) error {
 	entries, err := osReadDir(dir)
 	if err != nil {

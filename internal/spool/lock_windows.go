@@ -26,24 +26,3 @@ func openManifest(path string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(h), path), nil
 }
-
-// allBytes is the length of the locked range: the whole file, however long
-// (as cmd/go's lockedfile does).
-const allBytes = ^uint32(0)
-
-// lockManifest takes an exclusive lock of f without waiting: it fails at
-// once (ERROR_LOCK_VIOLATION) while another handle holds it. Windows locks
-// are mandatory: other handles cannot read the file while it is locked, but
-// every reader of a manifest (Pending) locks it first and reads through the
-// locking handle.
-func lockManifest(f *os.File) error {
-	const flags = windows.LOCKFILE_EXCLUSIVE_LOCK | windows.LOCKFILE_FAIL_IMMEDIATELY
-	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, allBytes, allBytes, new(windows.Overlapped))
-}
-
-// unlockManifest releases f's lock before it is closed: Windows releases
-// the locks of a closed handle only eventually, and a sender that looks at
-// once must find the job free.
-func unlockManifest(f *os.File) {
-	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, allBytes, allBytes, new(windows.Overlapped))
-}

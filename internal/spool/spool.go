@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wireproof/wireproof/internal/filelock"
 )
 
 // Env names the variable that overrides the spool directory.
@@ -109,7 +111,7 @@ func (s *Spool) Begin(dest string, keep Keep, command string) (*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	if err := lockManifest(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spool: lock %s: %w", j.Manifest(), err)
 	}
@@ -120,7 +122,7 @@ func (s *Spool) Begin(dest string, keep Keep, command string) (*Job, error) {
 // Release lets go of the job's lock (the job stays pending until Done).
 func (j *Job) Release() {
 	if j.lock != nil {
-		unlockManifest(j.lock)
+		filelock.Unlock(j.lock)
 		j.lock.Close()
 		j.lock = nil
 	}
@@ -153,7 +155,7 @@ func (s *Spool) Pending() (jobs []*Job, skipped []error) {
 		if err != nil {
 			continue // sent meanwhile
 		}
-		if lockManifest(f) != nil {
+		if filelock.TryLock(f) != nil {
 			f.Close() // a run still writing it, or another upload sending it
 			continue
 		}
