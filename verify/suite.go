@@ -17,6 +17,7 @@ import (
 
 	"github.com/wireproof/wireproof/assert"
 	"github.com/wireproof/wireproof/internal/filelock"
+	"github.com/wireproof/wireproof/internal/spool"
 	"github.com/wireproof/wireproof/record"
 )
 
@@ -216,8 +217,9 @@ func fileExists(p string) bool {
 // directory holds, not the suite's length (--repeat 1000000000).
 // outLock is the file in an output directory a suite holds locked while
 // it writes there (internal/filelock: released by the system when the
-// process dies, so a killed suite leaves no stale lock, only the file).
-const outLock = ".wireproof-verify.lock"
+// process dies, so a killed suite leaves no stale lock, only the file,
+// which uploads pass over).
+const outLock = spool.SuiteLock
 
 // lockOutDir takes dir's lock for the suite, or refuses with an
 // *OutputError wrapping *BusyError while another suite holds it: two

@@ -41,9 +41,15 @@ func Send(ctx context.Context, c *objstore.Client, j *Job, each func(Sent)) ([]S
 	return sent, j.Done()
 }
 
+// SuiteLock is the file a verify suite holds locked in its output
+// directory while it writes there (internal/filelock). It is no evidence:
+// Upload passes over it.
+const SuiteLock = ".wireproof-verify.lock"
+
 // Upload copies every file under dir to dest, keeping their paths relative
-// to dir: bundles with metadata and tags from their verdict (Meta), and
-// never over an object that holds other bytes. The local files stay.
+// to dir (but a suite's lock file, SuiteLock): bundles with metadata and
+// tags from their verdict (Meta), and never over an object that holds
+// other bytes. The local files stay.
 func Upload(ctx context.Context, c *objstore.Client, dir string, dest objstore.URL, each func(Sent)) ([]Sent, error) {
 	return upload(ctx, c, dir, dest, false, each)
 }
@@ -54,7 +60,7 @@ func upload(ctx context.Context, c *objstore.Client, dir string, dest objstore.U
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() && d.Name() != SuiteLock {
 			files = append(files, p)
 		}
 		return nil
