@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -28,38 +27,26 @@ func TestProxyInflatesLargeMessagesOneAtATime(t *testing.T) {
 	const conns, large = 4, 2
 	big := make([]byte, 6<<20) // zeros: 6 MiB from a few kilobytes
 	shares0 := inflateShares.Load()
-	var wg sync.WaitGroup
-	errs := make(chan error, conns)
-	for i := range conns {
-		c := dialProxy(t, r, "/ws", &websocket.DialOptions{CompressionMode: websocket.CompressionContextTakeover})
-		wg.Go(func() {
-			defer c.CloseNow()
-			ctx := context.Background()
-			for j := range large {
-				for _, msg := range [][]byte{fmt.Appendf(nil, `{"conn":%d,"n":%d}`, i, j), big} {
-					if err := c.Write(ctx, websocket.MessageBinary, msg); err != nil {
-						errs <- err
-						return
-					}
-					if _, got, err := c.Read(ctx); err != nil || !bytes.Equal(got, msg) {
-						errs <- fmt.Errorf("conn %d: echo of %d bytes: %d bytes, %v", i, len(msg), len(got), err)
-						return
-					}
+	dialed := make([]*websocket.Conn, conns)
+	for i := range dialed {
+		dialed[i] = dialProxy(t, r, "/ws", &websocket.DialOptions{CompressionMode: websocket.CompressionContextTakeover})
+	}
+	echoClients(t, up, conns, func(i int) error {
+		c := dialed[i]
+		defer c.CloseNow()
+		ctx := context.Background()
+		for j := range large {
+			for _, msg := range [][]byte{fmt.Appendf(nil, `{"conn":%d,"n":%d}`, i, j), big} {
+				if err := c.Write(ctx, websocket.MessageBinary, msg); err != nil {
+					return err
+				}
+				if _, got, err := c.Read(ctx); err != nil || !bytes.Equal(got, msg) {
+					return fmt.Errorf("conn %d: echo of %d bytes: %d bytes, %v", i, len(msg), len(got), err)
 				}
 			}
-			errs <- c.Close(websocket.StatusNormalClosure, "")
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	for range conns {
-		<-up.closes
-	}
+		return c.Close(websocket.StatusNormalClosure, "")
+	})
 	evs := r.stop()
 	// Both ways: each large message was inflated twice, once per direction.
 	if got, want := inflateShares.Load()-shares0, int64(conns*large*2); got != want {

@@ -267,35 +267,15 @@ func TestProxyWebSocketCompression(t *testing.T) {
 	}
 }
 
-func TestProxyWebSocketConcurrent(t *testing.T) {
-	testkit.CheckLeaks(t)
-	up := startEchoUpstream(t, websocket.CompressionDisabled)
-	r := startRecording(t, up.URL, nil)
-	const conns, each = 200, 50
+// echoClients runs client(0..n-1) at once, each on connections of its own
+// to the echo upstream up through the proxy, fails the test on the first
+// error, and waits until up has seen n connections end.
+func echoClients(t *testing.T, up *echoUpstream, n int, client func(i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, conns)
-	for i := range conns {
-		wg.Go(func() {
-			ctx := context.Background()
-			c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.URL, "http")+"/ws", nil)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer c.CloseNow()
-			for j := range each {
-				msg := fmt.Appendf(nil, `{"client":%d,"n":%d}`, i, j)
-				if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
-					errs <- err
-					return
-				}
-				if _, got, err := c.Read(ctx); err != nil || !bytes.Equal(got, msg) {
-					errs <- fmt.Errorf("client %d message %d: got %q, %v", i, j, got, err)
-					return
-				}
-			}
-			errs <- c.Close(websocket.StatusNormalClosure, "")
-		})
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- client(i) })
 	}
 	wg.Wait()
 	close(errs)
@@ -304,9 +284,34 @@ func TestProxyWebSocketConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range conns {
+	for range n {
 		<-up.closes
 	}
+}
+
+func TestProxyWebSocketConcurrent(t *testing.T) {
+	testkit.CheckLeaks(t)
+	up := startEchoUpstream(t, websocket.CompressionDisabled)
+	r := startRecording(t, up.URL, nil)
+	const conns, each = 200, 50
+	echoClients(t, up, conns, func(i int) error {
+		ctx := context.Background()
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.URL, "http")+"/ws", nil)
+		if err != nil {
+			return err
+		}
+		defer c.CloseNow()
+		for j := range each {
+			msg := fmt.Appendf(nil, `{"client":%d,"n":%d}`, i, j)
+			if err := c.Write(ctx, websocket.MessageText, msg); err != nil {
+				return err
+			}
+			if _, got, err := c.Read(ctx); err != nil || !bytes.Equal(got, msg) {
+				return fmt.Errorf("client %d message %d: got %q, %v", i, j, got, err)
+			}
+		}
+		return c.Close(websocket.StatusNormalClosure, "")
+	})
 	type key struct {
 		conn string
 		dir  bundle.Dir
